@@ -1,0 +1,158 @@
+//! Object references (`configmap/my-config in team-a`) and the REST paths they map to.
+
+use std::fmt;
+
+/// A resource type the store serves.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Resource {
+    /// core/v1 ConfigMap.
+    ConfigMap,
+    /// apps/v1 Deployment.
+    Deployment,
+    /// A custom resource, version v1 of `group`, e.g. plural `widgets`, group `example.com`.
+    Custom { plural: String, group: String },
+}
+
+impl Resource {
+    /// The API group (`""` for the core group).
+    pub fn group(&self) -> &str {
+        match self {
+            Resource::ConfigMap => "",
+            Resource::Deployment => "apps",
+            Resource::Custom { group, .. } => group,
+        }
+    }
+    /// The plural, lower-case resource name (`configmaps`).
+    pub fn plural(&self) -> &str {
+        match self {
+            Resource::ConfigMap => "configmaps",
+            Resource::Deployment => "deployments",
+            Resource::Custom { plural, .. } => plural,
+        }
+    }
+    /// `apiVersion` as objects carry it (`v1`, `apps/v1`, `example.com/v1`).
+    pub fn api_version(&self) -> String {
+        match self.group() {
+            "" => "v1".to_string(),
+            g => format!("{g}/v1"),
+        }
+    }
+    /// The Kind (`ConfigMap`, `Deployment`; for a custom resource the singular of the plural,
+    /// capitalised: `widgets` → `Widget`).
+    pub fn kind(&self) -> String {
+        match self {
+            Resource::ConfigMap => "ConfigMap".into(),
+            Resource::Deployment => "Deployment".into(),
+            Resource::Custom { plural, .. } => {
+                let singular = plural
+                    .strip_suffix("ies")
+                    .map(|s| format!("{s}y"))
+                    .or_else(|| plural.strip_suffix('s').map(str::to_string))
+                    .unwrap_or_else(|| plural.clone());
+                let mut c = singular.chars();
+                match c.next() {
+                    Some(f) => f.to_uppercase().chain(c).collect(),
+                    None => String::new(),
+                }
+            }
+        }
+    }
+    /// `GroupResource.String()`: `configmaps`, `deployments.apps`, `widgets.example.com`.
+    pub fn group_resource(&self) -> String {
+        match self.group() {
+            "" => self.plural().to_string(),
+            g => format!("{}.{g}", self.plural()),
+        }
+    }
+    /// The short name the scenario language and narration use (`configmap`, `deployment`,
+    /// `widgets.example.com`).
+    pub fn short(&self) -> String {
+        match self {
+            Resource::ConfigMap => "configmap".into(),
+            Resource::Deployment => "deployment".into(),
+            Resource::Custom { .. } => self.group_resource(),
+        }
+    }
+    /// The collection path prefix, without namespace (`/api/v1`, `/apis/apps/v1`).
+    fn api_prefix(&self) -> String {
+        match self.group() {
+            "" => "/api/v1".into(),
+            g => format!("/apis/{g}/v1"),
+        }
+    }
+}
+
+/// A namespaced object reference.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectRef {
+    pub resource: Resource,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl ObjectRef {
+    /// `/api/v1/namespaces/NS/configmaps` (POST target).
+    pub fn collection_path(&self) -> String {
+        format!(
+            "{}/namespaces/{}/{}",
+            self.resource.api_prefix(),
+            self.namespace,
+            self.resource.plural()
+        )
+    }
+    /// `/api/v1/namespaces/NS/configmaps/NAME`.
+    pub fn path(&self) -> String {
+        format!("{}/{}", self.collection_path(), self.name)
+    }
+}
+
+/// `configmap/my-config`, with ` in NS` when the namespace is not `default`.
+impl fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.resource.short(), self.name)?;
+        if self.namespace != "default" {
+            write!(f, " in {}", self.namespace)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_and_names_for_each_kind() {
+        let cm = ObjectRef {
+            resource: Resource::ConfigMap,
+            namespace: "default".into(),
+            name: "my-config".into(),
+        };
+        assert_eq!(cm.path(), "/api/v1/namespaces/default/configmaps/my-config");
+        assert_eq!(cm.to_string(), "configmap/my-config");
+        let d = Resource::Deployment;
+        assert_eq!(d.group_resource(), "deployments.apps");
+        assert_eq!(d.api_version(), "apps/v1");
+        let w = Resource::Custom {
+            plural: "widgets".into(),
+            group: "example.com".into(),
+        };
+        assert_eq!(w.kind(), "Widget");
+        assert_eq!(w.group_resource(), "widgets.example.com");
+        let p = Resource::Custom {
+            plural: "policies".into(),
+            group: "example.com".into(),
+        };
+        assert_eq!(p.kind(), "Policy");
+        let r = ObjectRef {
+            resource: w,
+            namespace: "team-a".into(),
+            name: "w1".into(),
+        };
+        assert_eq!(
+            r.path(),
+            "/apis/example.com/v1/namespaces/team-a/widgets/w1"
+        );
+        assert_eq!(r.to_string(), "widgets.example.com/w1 in team-a");
+    }
+}
