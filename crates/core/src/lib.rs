@@ -9,5 +9,6 @@
 //! compiles for native and `wasm32-unknown-unknown` with the same results.
 
 pub mod json;
+pub mod lang;
 pub mod rng;
 pub mod store;

@@ -1,0 +1,255 @@
+//! The scenario's syntax tree, as the parser produces it and the engine runs it.
+//!
+//! Every node keeps its [`Span`], so diagnostics, the editor and the timeline can point at the
+//! text. Values are `serde_json::Value`s; durations are virtual nanoseconds (as Go's
+//! `time.Duration`, so client-go's backoff arithmetic is reproduced exactly).
+
+use crate::store::ObjectRef;
+use serde_json::Value;
+
+/// A region of the source text: byte offsets `start..end`, and the 1-based line and column
+/// (in characters) of `start`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// A parsed scenario (scenario-language.md §3).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Scenario {
+    pub title: Option<String>,
+    pub about: Option<String>,
+    /// Setup objects, in order.
+    pub objects: Vec<SetupObject>,
+    /// Clients in declaration order: client `i` has schedule letter `b'a' + i`.
+    pub clients: Vec<Client>,
+    /// The default schedule token, as written (validated by the engine when it runs).
+    pub schedule: Option<(String, Span)>,
+    pub expectations: Vec<Expectation>,
+}
+
+/// `object REF [at resourceVersion N]:` with field lines, or `object REF = {…}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetupObject {
+    pub target: ObjectRef,
+    /// `at resourceVersion N`: the revision this object is created at.
+    pub at_revision: Option<u64>,
+    pub body: SetupBody,
+    pub span: Span,
+}
+
+/// The body of a setup object.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SetupBody {
+    /// Lines `PATH = EXPR` (expressions here may only use literals).
+    Fields(Vec<(Path, Expr)>),
+    /// `= {…}`.
+    Literal(Expr),
+}
+
+/// A concurrent client.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Client {
+    pub name: String,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+/// A client statement with its place in the text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    /// The statement's own line (for a block statement: its header line only).
+    pub span: Span,
+    /// The statement's source text, trimmed (for a block: the header, e.g. `retry on conflict:`).
+    pub text: String,
+}
+
+/// Client statements (scenario-language.md §4).
+#[derive(Debug, Clone, PartialEq)]
+pub enum StmtKind {
+    /// `VAR = get REF`.
+    Get { var: String, target: ObjectRef },
+    /// `VAR.PATH = EXPR` (a local edit; `path` non-empty) or `VAR = EXPR` (`path` empty).
+    Assign {
+        var: String,
+        path: Path,
+        value: Expr,
+    },
+    /// `update VAR` / `replace VAR`.
+    Update { var: String },
+    /// `[VAR =] create REF [BODY]`.
+    Create {
+        var: Option<String>,
+        target: ObjectRef,
+        body: Option<Expr>,
+    },
+    /// `[VAR =] patch REF merge|json|strategic BODY`.
+    Patch {
+        var: Option<String>,
+        target: ObjectRef,
+        patch_type: PatchType,
+        body: Expr,
+    },
+    /// `[VAR =] apply REF BODY as MANAGER [force]`.
+    Apply {
+        var: Option<String>,
+        target: ObjectRef,
+        body: Expr,
+        manager: String,
+        force: bool,
+    },
+    /// `delete REF [precondition resourceVersion EXPR] [precondition uid EXPR]`.
+    Delete {
+        target: ObjectRef,
+        resource_version: Option<Expr>,
+        uid: Option<Expr>,
+    },
+    /// `sleep DURATION` (nanoseconds).
+    Sleep { nanos: u64 },
+    /// `retry on conflict [with POLICY]:` + block.
+    Retry { policy: Backoff, body: Vec<Stmt> },
+}
+
+/// The three PATCH flavours a client can send (apply is its own statement).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PatchType {
+    /// `application/merge-patch+json` (RFC 7386).
+    Merge,
+    /// `application/json-patch+json` (RFC 6902).
+    Json,
+    /// `application/strategic-merge-patch+json`.
+    Strategic,
+}
+
+impl PatchType {
+    /// The request's Content-Type.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            PatchType::Merge => "application/merge-patch+json",
+            PatchType::Json => "application/json-patch+json",
+            PatchType::Strategic => "application/strategic-merge-patch+json",
+        }
+    }
+}
+
+/// apimachinery's `wait.Backoff`, with the name it was given in the text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Backoff {
+    /// `DefaultRetry`, `DefaultBackoff`, or `backoff(…)` for a custom policy.
+    pub name: String,
+    /// At most this many attempts.
+    pub steps: u32,
+    /// The first sleep, in nanoseconds.
+    pub duration_nanos: u64,
+    pub factor: f64,
+    pub jitter: f64,
+    /// 0 means no cap.
+    pub cap_nanos: u64,
+}
+
+impl Backoff {
+    /// client-go `retry.DefaultRetry`: 5 steps, 10ms, factor 1.0, jitter 0.1.
+    pub fn default_retry() -> Self {
+        Backoff {
+            name: "DefaultRetry".into(),
+            steps: 5,
+            duration_nanos: 10_000_000,
+            factor: 1.0,
+            jitter: 0.1,
+            cap_nanos: 0,
+        }
+    }
+    /// client-go `retry.DefaultBackoff`: 4 steps, 10ms, factor 5.0, jitter 0.1.
+    pub fn default_backoff() -> Self {
+        Backoff {
+            name: "DefaultBackoff".into(),
+            steps: 4,
+            duration_nanos: 10_000_000,
+            factor: 5.0,
+            jitter: 0.1,
+            cap_nanos: 0,
+        }
+    }
+}
+
+/// A path into an object: `data.key`, `data["app.properties"]`, `spec.containers[0]`.
+pub type Path = Vec<PathSeg>;
+
+/// One step of a [`Path`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PathSeg {
+    /// A map key (`.key` or `["key"]`).
+    Key(String),
+    /// An array index (`[0]`).
+    Index(u32),
+}
+
+/// An expression with its span.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+/// Expressions (scenario-language.md §4, "Expressions").
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExprKind {
+    /// A JSON literal: string, number, `true`, `false`, `null`.
+    Literal(Value),
+    /// `VAR` or `VAR.PATH`.
+    Var { name: String, path: Path },
+    /// `{key: EXPR, …}`, keys in written order.
+    Object(Vec<(String, Expr)>),
+    /// `[EXPR, …]`.
+    Array(Vec<Expr>),
+    /// `EXPR + EXPR`, `EXPR - EXPR`.
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+}
+
+/// Binary operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+}
+
+/// An `expect` line (scenario-language.md §5).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expectation {
+    pub kind: ExpectKind,
+    /// The text after `expect`, as written (trimmed), e.g. `no lost updates`.
+    pub text: String,
+    pub span: Span,
+}
+
+/// What an expectation checks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExpectKind {
+    /// `expect no lost updates`.
+    NoLostUpdates,
+    /// `expect REF PATH == EXPR` / `!=`.
+    Field {
+        target: ObjectRef,
+        path: Path,
+        equal: bool,
+        value: Expr,
+    },
+    /// `expect REF exists`.
+    Exists(ObjectRef),
+    /// `expect REF is deleted`.
+    Deleted(ObjectRef),
+    /// `expect CLIENT succeeds`.
+    Succeeds(String),
+    /// `expect CLIENT fails with REASON`.
+    FailsWith { client: String, reason: String },
+    /// `expect all clients succeed`.
+    AllSucceed,
+}
