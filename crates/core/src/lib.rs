@@ -8,6 +8,7 @@
 //! Invariants: no I/O, no wall clock, no threads, no `HashMap` iteration in anything observable;
 //! compiles for native and `wasm32-unknown-unknown` with the same results.
 
+pub mod explore;
 pub mod json;
 pub mod lang;
 pub mod rng;

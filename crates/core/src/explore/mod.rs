@@ -1,0 +1,391 @@
+//! The explorer: every order of the clients' requests, checked.
+//!
+//! The search is a depth-first walk over worlds. A *choice* is a client that can send its next
+//! request; taking it runs that client up to and including the request, then eagerly through
+//! the statements after it that send none (scenario-language.md §7: statements that send no
+//! request never create a choice). So a *schedule* is a complete order of requests.
+//!
+//! Worlds reached by different orders are merged (memoised by value: `World: Eq + Hash`), and
+//! every count is still exact: each memoised world keeps a [`Summary`] of everything below it
+//! (how many schedules, how many violate each expectation, the shortest counterexample of each,
+//! the outcome classes), and a parent adds its children's summaries. `states` counts the
+//! distinct worlds visited; `schedules` the complete request orders, with multiplicity.
+//!
+//! The walk is incremental: [`Explorer::run`] does a bounded slice of work and returns
+//! [`Progress`], so a Web Worker can report progress and stop on cancel between slices.
+
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+
+/// What the explorer needs of a model: choices, a transition that reports the schedule
+/// letters it ran, and an evaluation of a finished world.
+pub trait Model {
+    /// A world: a value, compared and hashed exactly.
+    type World: Clone + Eq + Hash;
+
+    /// The clients (by index) that may take the next request in `world`; empty when finished.
+    fn choices(&self, world: &Self::World) -> Vec<u32>;
+
+    /// Runs `client`'s next request (and the statements around it that send none), returning
+    /// the new world and the steps it ran as schedule letters (`b'a'` + client index each).
+    fn advance(&self, world: &Self::World, client: u32) -> (Self::World, Vec<u8>);
+
+    /// Evaluates a finished world: which expectations fail, and its outcome class.
+    fn evaluate(&self, world: &Self::World) -> Evaluation;
+}
+
+/// A finished world as the report sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evaluation {
+    /// One entry per expectation, in order: `true` when it fails in this world.
+    pub violated: Vec<bool>,
+    /// Identifies the outcome class (equal keys: same final store and client outcomes).
+    pub outcome_key: String,
+    /// A one-line summary of the outcome, for people.
+    pub outcome_summary: String,
+}
+
+/// Limits on the search; when one is reached the report says `complete: false`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    /// Stop after this many complete schedules are accounted for.
+    pub max_schedules: u64,
+    /// Stop after this many distinct worlds.
+    pub max_states: u64,
+    /// Do not follow a schedule longer than this many requests.
+    pub max_depth: u32,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            max_schedules: 10_000_000,
+            max_states: 200_000,
+            max_depth: 200,
+        }
+    }
+}
+
+/// Everything known about the schedules below one world.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub schedules: u64,
+    /// Per expectation: how many schedules violate it.
+    pub violations: Vec<u64>,
+    /// Per expectation: the shortest violating continuation, as schedule letters.
+    pub counterexamples: Vec<Option<Vec<u8>>>,
+    /// Outcome classes by key: (count, example continuation, summary).
+    pub outcomes: BTreeMap<String, (u64, Vec<u8>, String)>,
+}
+
+impl Summary {
+    fn empty(n_expectations: usize) -> Self {
+        Summary {
+            schedules: 0,
+            violations: vec![0; n_expectations],
+            counterexamples: vec![None; n_expectations],
+            outcomes: BTreeMap::new(),
+        }
+    }
+
+    fn terminal(eval: Evaluation) -> Self {
+        let n = eval.violated.len();
+        let mut s = Summary::empty(n);
+        s.schedules = 1;
+        for (i, v) in eval.violated.iter().enumerate() {
+            if *v {
+                s.violations[i] = 1;
+                s.counterexamples[i] = Some(Vec::new());
+            }
+        }
+        s.outcomes
+            .insert(eval.outcome_key, (1, Vec::new(), eval.outcome_summary));
+        s
+    }
+
+    /// Adds a child's summary reached through the steps `edge`.
+    fn absorb(&mut self, edge: &[u8], child: &Summary) {
+        self.schedules = self.schedules.saturating_add(child.schedules);
+        for (i, v) in child.violations.iter().enumerate() {
+            self.violations[i] = self.violations[i].saturating_add(*v);
+            if let Some(tail) = &child.counterexamples[i] {
+                let len = edge.len() + tail.len();
+                let shorter = match &self.counterexamples[i] {
+                    None => true,
+                    Some(cur) => len < cur.len(),
+                };
+                if shorter {
+                    self.counterexamples[i] = Some([edge, tail.as_slice()].concat());
+                }
+            }
+        }
+        for (key, (count, example, summary)) in &child.outcomes {
+            match self.outcomes.get_mut(key) {
+                Some(entry) => {
+                    entry.0 = entry.0.saturating_add(*count);
+                    if edge.len() + example.len() < entry.1.len() {
+                        entry.1 = [edge, example.as_slice()].concat();
+                    }
+                }
+                None => {
+                    self.outcomes.insert(
+                        key.clone(),
+                        (*count, [edge, example.as_slice()].concat(), summary.clone()),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// How far a search has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Distinct worlds visited so far.
+    pub states: u64,
+    /// Complete schedules accounted for so far.
+    pub schedules: u64,
+    /// The search has ended (complete, or stopped by a bound).
+    pub done: bool,
+}
+
+/// The result of a search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// Complete request orders covered (with multiplicity).
+    pub schedules: u64,
+    /// Distinct worlds visited.
+    pub states: u64,
+    /// True only when the whole space was covered.
+    pub complete: bool,
+    /// Which bound stopped the search, if one did.
+    pub stopped_by: Option<&'static str>,
+    /// Steps run before the first choice (the clients' leading statements that send nothing).
+    pub prefix: Vec<u8>,
+    pub summary: Summary,
+}
+
+struct Frame<W> {
+    world: W,
+    /// The steps that led from the parent to this world.
+    edge: Vec<u8>,
+    choices: Vec<u32>,
+    next: usize,
+    depth: u32,
+    acc: Summary,
+}
+
+/// An incremental depth-first search over one model.
+pub struct Explorer<'m, M: Model> {
+    model: &'m M,
+    bounds: Bounds,
+    n_expectations: usize,
+    prefix: Vec<u8>,
+    /// Memo of finished worlds, bucketed by a hash (collisions resolved by equality).
+    memo: BTreeMap<u64, Vec<(M::World, Summary)>>,
+    stack: Vec<Frame<M::World>>,
+    states: u64,
+    covered: u64,
+    stopped_by: Option<&'static str>,
+    /// A branch deeper than `max_depth` was cut.
+    pruned: bool,
+    root: Option<Summary>,
+}
+
+fn fingerprint<W: Hash>(w: &W) -> u64 {
+    // A fixed-key hasher: the bucket key is internal (never observable), but keep it stable.
+    let mut h = Fnv64::default();
+    w.hash(&mut h);
+    h.finish()
+}
+
+/// FNV-1a, 64 bit: small, fixed, the same on every platform.
+#[derive(Debug, Clone, Copy)]
+pub struct Fnv64(u64);
+
+impl Default for Fnv64 {
+    fn default() -> Self {
+        Fnv64(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv64 {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+impl<'m, M: Model> Explorer<'m, M> {
+    /// Starts a search from `root`, a world whose clients have already run their leading
+    /// statements that send nothing (`prefix` are those steps, as letters).
+    pub fn new(
+        model: &'m M,
+        root: M::World,
+        prefix: Vec<u8>,
+        n_expectations: usize,
+        bounds: Bounds,
+    ) -> Self {
+        let choices = model.choices(&root);
+        let frame = Frame {
+            world: root,
+            edge: Vec::new(),
+            choices,
+            next: 0,
+            depth: 0,
+            acc: Summary::empty(n_expectations),
+        };
+        Explorer {
+            model,
+            bounds,
+            n_expectations,
+            prefix,
+            memo: BTreeMap::new(),
+            stack: vec![frame],
+            states: 1,
+            covered: 0,
+            stopped_by: None,
+            pruned: false,
+            root: None,
+        }
+    }
+
+    fn lookup(&self, world: &M::World, key: u64) -> Option<&Summary> {
+        self.memo
+            .get(&key)
+            .and_then(|bucket| bucket.iter().find(|(w, _)| w == world).map(|(_, s)| s))
+    }
+
+    /// Does at most `budget` transitions of work; returns where the search stands.
+    pub fn run(&mut self, budget: u64) -> Progress {
+        let mut work = 0u64;
+        while self.root.is_none() && work < budget {
+            if self.stopped_by.is_none() {
+                if self.covered >= self.bounds.max_schedules {
+                    self.stopped_by = Some("max_schedules");
+                } else if self.states >= self.bounds.max_states {
+                    self.stopped_by = Some("max_states");
+                }
+            }
+            let Some(top) = self.stack.last_mut() else {
+                break;
+            };
+            // A finished world, or the search was stopped: close this frame.
+            let finished = top.choices.is_empty();
+            if finished || top.next >= top.choices.len() || self.stopped_by.is_some() {
+                let frame = self.stack.pop().expect("stack is non-empty here");
+                let summary = if finished {
+                    self.covered += 1;
+                    Summary::terminal(self.model.evaluate(&frame.world))
+                } else {
+                    frame.acc
+                };
+                // Only complete summaries may be memoised and reused.
+                if self.stopped_by.is_none() {
+                    let key = fingerprint(&frame.world);
+                    self.memo
+                        .entry(key)
+                        .or_default()
+                        .push((frame.world, summary.clone()));
+                }
+                match self.stack.last_mut() {
+                    Some(parent) => parent.acc.absorb(&frame.edge, &summary),
+                    None => self.root = Some(summary),
+                }
+                continue;
+            }
+            let client = top.choices[top.next];
+            top.next += 1;
+            let depth = top.depth + 1;
+            work += 1;
+            if depth > self.bounds.max_depth {
+                // Prune this branch only; the report will say it is incomplete.
+                self.pruned = true;
+                continue;
+            }
+            let (child, edge) = self.model.advance(&top.world, client);
+            let key = fingerprint(&child);
+            if let Some(found) = self.lookup(&child, key) {
+                let found = found.clone();
+                self.covered = self.covered.saturating_add(found.schedules);
+                if let Some(parent) = self.stack.last_mut() {
+                    parent.acc.absorb(&edge, &found);
+                }
+                continue;
+            }
+            self.states += 1;
+            let choices = self.model.choices(&child);
+            self.stack.push(Frame {
+                world: child,
+                edge,
+                choices,
+                next: 0,
+                depth,
+                acc: Summary::empty(self.n_expectations),
+            });
+        }
+        self.progress()
+    }
+
+    /// Where the search stands.
+    pub fn progress(&self) -> Progress {
+        Progress {
+            states: self.states,
+            schedules: self.covered,
+            done: self.root.is_some(),
+        }
+    }
+
+    /// Runs to the end and returns the report.
+    pub fn finish(mut self) -> Report {
+        while !self.run(u64::MAX).done {}
+        self.report()
+    }
+
+    /// The report, once [`Progress::done`] (before that: what is known so far is not
+    /// available, and this returns `None`).
+    pub fn report_if_done(&self) -> Option<Report> {
+        self.root.as_ref().map(|_| self.report())
+    }
+
+    fn report(&self) -> Report {
+        let summary = self.root.clone().unwrap_or_default();
+        Report {
+            schedules: summary.schedules,
+            states: self.states,
+            complete: self.stopped_by.is_none() && !self.pruned,
+            stopped_by: self
+                .stopped_by
+                .or(if self.pruned { Some("max_depth") } else { None }),
+            prefix: self.prefix.clone(),
+            summary,
+        }
+    }
+}
+
+/// Compresses schedule letters into a token with run-length counts (`aaab` → `a3b`).
+pub fn compress(letters: &[u8]) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while i < letters.len() {
+        let c = letters[i];
+        let mut j = i;
+        while j < letters.len() && letters[j] == c {
+            j += 1;
+        }
+        out.push(char::from(c));
+        if j - i > 1 {
+            out.push_str(&(j - i).to_string());
+        }
+        i = j;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
