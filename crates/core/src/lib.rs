@@ -12,4 +12,5 @@ pub mod explore;
 pub mod json;
 pub mod lang;
 pub mod rng;
+pub mod share;
 pub mod store;
