@@ -80,7 +80,7 @@ pub fn is_identifier(word: &str) -> bool {
 
 /// The candidate closest to `word` by edit distance, if it is close enough to be a typo.
 pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (word.chars().count() / 3).clamp(1, 3);
+    let limit = ((word.chars().count() + 1) / 3).clamp(1, 3);
     let lower = word.to_ascii_lowercase();
     candidates
         .into_iter()

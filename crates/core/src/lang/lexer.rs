@@ -318,6 +318,7 @@ impl<'a> Lexer<'a> {
                     self.out.comments.push(span);
                 }
                 '"' => self.string(),
+                '\'' => self.single_quoted(),
                 '0'..='9' => self.number(),
                 'A'..='Z' | 'a'..='z' | '_' => self.word(),
                 '{' | '[' | '(' => {
@@ -378,9 +379,7 @@ impl<'a> Lexer<'a> {
                                 span,
                                 format!("unexpected character `{}`", c.escape_debug()),
                             );
-                            if c == '\'' {
-                                d = d.with_hint("strings use double quotes: \"…\"");
-                            } else if c == '/' {
+                            if c == '/' {
                                 d = d.with_hint(
                                     "an object reference is RESOURCE/NAME with no spaces, e.g. `configmap/my-config`",
                                 );
@@ -747,6 +746,28 @@ impl<'a> Lexer<'a> {
         }
         let span = self.span_from(m);
         self.push(Tok::Str(out), span);
+    }
+
+    /// `'text'`: reported (strings use double quotes) and lexed as a string, so the rest of the
+    /// line still parses.
+    fn single_quoted(&mut self) {
+        let m = self.mark();
+        self.bump();
+        while self.peek().is_some_and(|c| c != '\'' && c != '\n') {
+            self.bump();
+        }
+        let closed = self.peek() == Some('\'');
+        if closed {
+            self.bump();
+        }
+        let span = self.span_from(m);
+        let inner = self.src[m.pos + 1..self.pos - usize::from(closed)].to_string();
+        self.error(
+            Diagnostic::error(span, "strings use double quotes")
+                .with_expected("`\"`")
+                .with_hint(format!("write \"{inner}\"")),
+        );
+        self.push(Tok::Str(inner), span);
     }
 
     /// After `\u`: four hex digits, and a second `\uXXXX` for a surrogate pair.

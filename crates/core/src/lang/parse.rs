@@ -9,7 +9,7 @@ use super::ast::*;
 use super::check;
 use super::diagnostic::Diagnostic;
 use super::keywords::{self, is_reserved, CLIENT_STATEMENTS, TOP_LEVEL};
-use super::lexer::{lex, Punct, Tok, Token};
+use super::lexer::{is_name_char, lex, Punct, Tok, Token};
 use super::limits::{
     MAX_DIAGNOSTICS, MAX_INDEX, MAX_NAMESPACE_CHARS, MAX_NAME_CHARS, MAX_NESTING_DEPTH,
     MAX_RETRY_STEPS, MAX_SOURCE_BYTES,
@@ -366,6 +366,12 @@ impl<'a> Parser<'a> {
                         Err(Fail) => {
                             self.body_clean = false;
                             self.skip_line();
+                            // A broken block header: parse its block as part of this one,
+                            // without a second error for the indentation.
+                            if matches!(self.peek(), Tok::Indent) {
+                                self.bump();
+                                extra += 1;
+                            }
                         }
                     }
                 }
@@ -502,13 +508,21 @@ impl<'a> Parser<'a> {
             )
             .with_expected("RESOURCE/NAME");
             if let Tok::Word(w) = &t.tok {
-                if matches!(self.peek_n(1), Tok::Word(_) | Tok::Punct(Punct::Minus)) {
+                let next = self.tok_at(1).clone();
+                let written: String = self
+                    .src
+                    .get(t.span.start as usize..)
+                    .unwrap_or("")
+                    .chars()
+                    .take_while(|&c| is_name_char(c))
+                    .collect();
+                if let (Tok::Word(n), true) = (&next.tok, next.span.start > t.span.end) {
                     d = d.with_hint(format!(
-                        "write the resource and the name joined by `/`, e.g. `{w}/my-config`"
+                        "join the resource and the name with `/`: `{w}/{n}`"
                     ));
                 } else {
                     d = d.with_hint(format!(
-                        "an object reference names its resource, e.g. `configmap/{w}`"
+                        "an object reference names its resource, e.g. `configmap/{written}`"
                     ));
                 }
             } else {
@@ -842,10 +856,11 @@ impl<'a> Parser<'a> {
 
     fn object(&mut self) -> PResult<()> {
         let kw = self.bump();
+        let ref_span = self.span();
         let target = self.object_ref();
         if let Ok(t) = &target {
             if let Some(first) = self.scenario.objects.iter().find(|o| o.target == *t) {
-                let d = Diagnostic::error(kw.span, format!("`{t}` is declared twice"))
+                let d = Diagnostic::error(ref_span, format!("`{t}` is declared twice"))
                     .with_hint(format!("it is first declared at line {}", first.span.line));
                 self.report(d);
             }
@@ -1653,6 +1668,9 @@ pub(crate) fn subdomain_problem(name: &str) -> Option<String> {
         .chars()
         .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-' || *c == '.'))
     {
+        if c.is_ascii_uppercase() {
+            return Some(format!("it contains the upper-case letter `{c}`"));
+        }
         return Some(format!("it contains `{c}`"));
     }
     let alnum = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
@@ -1705,11 +1723,12 @@ fn name_diagnostic(
     } else {
         label_problem(&suggestion).is_none()
     };
+    let article = if what.starts_with('o') { "an" } else { "a" };
     let mut d = Diagnostic::error(span, format!("invalid {what} `{name}`: {problem}"));
     d = if ok && suggestion != name {
-        d.with_hint(format!("a {what} uses {rule}; e.g. `{suggestion}`"))
+        d.with_hint(format!("{article} {what} uses {rule}; e.g. `{suggestion}`"))
     } else {
-        d.with_hint(format!("a {what} uses {rule}"))
+        d.with_hint(format!("{article} {what} uses {rule}"))
     };
     d
 }
