@@ -439,8 +439,7 @@ impl<'a> Lexer<'a> {
             );
         }
         if let Some(first) = self.brackets.first() {
-            let closes = matches!(self.peek(), Some('}' | ']' | ')'));
-            if closes || width > first.line_indent {
+            if width > first.line_indent || !looks_like_statement(self.rest()) {
                 return; // a continuation line of a multi-line literal
             }
             let open: Vec<Open> = std::mem::take(&mut self.brackets);
@@ -850,6 +849,27 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// True when a line (from its first non-blank character) starts like a statement: a keyword
+/// (other than a literal), or a variable being assigned (`x =`, `x.a =`, `x[0] =`). Used to end
+/// a bracket left open on an earlier line; values and `key: value` lines inside a literal never
+/// look like this.
+fn looks_like_statement(line: &str) -> bool {
+    let word_len = line
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(line.len());
+    let word = &line[..word_len];
+    if word.is_empty() || word.starts_with(|c: char| c.is_ascii_digit()) {
+        return false;
+    }
+    if super::keywords::is_reserved(word) && !matches!(word, "true" | "false" | "null") {
+        return true;
+    }
+    let rest = line[word_len..].trim_start_matches([' ', '\t']);
+    (rest.starts_with('=') && !rest.starts_with("=="))
+        || rest.starts_with('.')
+        || rest.starts_with('[')
+}
+
 /// `text` (digits, maybe a fraction or exponent) times `per` nanoseconds, rounded.
 fn duration_nanos(text: &str, per: u64) -> Option<u64> {
     if text.bytes().all(|b| b.is_ascii_digit()) {
@@ -930,6 +950,14 @@ mod tests {
     fn triple_quoted_strings_are_dedented() {
         let toks = kinds("about \"\"\"\n    one\n      two\n    \"\"\"\n");
         assert_eq!(toks[1], Tok::Str("one\n  two".into()));
+    }
+
+    #[test]
+    fn an_unclosed_bracket_ends_at_the_next_statement() {
+        let l = lex("client a:\n    x = {\n    \"k\": 1,\n    }\n    y = [1\n    update x\n");
+        assert_eq!(l.diagnostics.len(), 1, "{:?}", l.diagnostics);
+        assert_eq!(l.diagnostics[0].message, "unclosed `[`");
+        assert_eq!(l.diagnostics[0].span.line, 5);
     }
 
     #[test]
