@@ -618,3 +618,47 @@ mod props {
         check_all(&"- ".repeat(20_000));
     }
 }
+
+/// Every example of the user reference that is a whole scenario (it starts with a top-level
+/// statement) parses without diagnostics, so the reference stays true to the parser.
+#[test]
+fn reference_examples_parse() {
+    let doc = include_str!("../../../../docs/scenario-language.md");
+    let mut checked = 0;
+    for block in doc.split("```").skip(1).step_by(2) {
+        let Some(body) = block.strip_prefix("rvl\n") else {
+            continue;
+        };
+        let first = body.split_whitespace().next().unwrap_or("");
+        if !["title", "object", "client"].contains(&first) {
+            continue;
+        }
+        let p = parse(body);
+        assert!(
+            p.diagnostics.is_empty(),
+            "example does not parse cleanly:\n{body}\n{}",
+            render_all(&p.diagnostics, "doc.rvl", body)
+        );
+        checked += 1;
+    }
+    assert!(checked >= 4, "only {checked} examples found");
+}
+
+#[test]
+fn an_object_header_before_fields_needs_its_colon() {
+    let e = errors(
+        "object cm/a\n    data.x = \"1\"\nobject cm/b at resourceVersion 5\n    data.x = 1\n",
+    );
+    assert_eq!(
+        e.matches("missing `:` at the end of the block header")
+            .count(),
+        2,
+        "{e}"
+    );
+    let s =
+        ok("object cm/a:\n    data.x = \"1\"\nobject cm/b at resourceVersion 5:\n    data.x = 1\n");
+    assert!(s
+        .objects
+        .iter()
+        .all(|o| matches!(&o.body, SetupBody::Fields(f) if f.len() == 1)));
+}
