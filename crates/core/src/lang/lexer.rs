@@ -265,14 +265,13 @@ impl<'a> Lexer<'a> {
         self.expect_namespace = false;
     }
 
-    fn report_unclosed(&mut self, open: &Open) {
+    /// Reports a bracket left open; `why` says where it was found to end.
+    fn report_unclosed(&mut self, open: &Open, why: &str) {
         let close = closer_of(open.ch);
         self.error(
             Diagnostic::error(open.span, format!("unclosed `{}`", open.ch))
                 .with_expected(format!("`{close}`"))
-                .with_hint(format!(
-                    "close it with `{close}`; a line indented no deeper than the line that opened it ends the bracket"
-                )),
+                .with_hint(format!("close it with `{close}`{why}")),
         );
     }
 
@@ -395,7 +394,7 @@ impl<'a> Lexer<'a> {
         let end = self.span_from(m);
         let open: Vec<Open> = std::mem::take(&mut self.brackets);
         for o in open.iter().rev() {
-            self.report_unclosed(o);
+            self.report_unclosed(o, " before the end of the file");
         }
         self.end_logical_line(end);
         while self.indents.len() > 1 {
@@ -443,8 +442,9 @@ impl<'a> Lexer<'a> {
                 return; // a continuation line of a multi-line literal
             }
             let open: Vec<Open> = std::mem::take(&mut self.brackets);
+            let why = format!("; line {} starts a new statement", self.line);
             for o in open.iter().rev() {
-                self.report_unclosed(o);
+                self.report_unclosed(o, &why);
             }
             let here = self.mark();
             let span = self.span_from(here);
@@ -505,23 +505,31 @@ impl<'a> Lexer<'a> {
                 if o.ch == open {
                     break;
                 }
-                self.report_unclosed(&o);
+                self.report_unclosed(&o, &format!(" before this `{c}`"));
             }
             self.push(Tok::Punct(p), span);
+        } else if let Some(o) = self.brackets.pop() {
+            // `[1, 2)`: one error, and the bracket counts as closed.
+            let close = closer_of(o.ch);
+            self.error(
+                Diagnostic::error(span, format!("mismatched `{c}`"))
+                    .with_expected(format!("`{close}`"))
+                    .with_hint(format!(
+                        "the `{}` opened at {}:{} is closed by `{close}`",
+                        o.ch, o.span.line, o.span.col
+                    )),
+            );
+            let p = match close {
+                '}' => Punct::RBrace,
+                ']' => Punct::RBracket,
+                _ => Punct::RParen,
+            };
+            self.push(Tok::Punct(p), span);
         } else {
-            let mut d = Diagnostic::error(span, format!("unmatched `{c}`"));
-            if let Some(o) = self.brackets.last() {
-                d = d.with_hint(format!(
-                    "the `{}` opened at {}:{} is closed by `{}`",
-                    o.ch,
-                    o.span.line,
-                    o.span.col,
-                    closer_of(o.ch)
-                ));
-            } else {
-                d = d.with_hint(format!("there is no `{open}` open here; remove it"));
-            }
-            self.error(d);
+            self.error(
+                Diagnostic::error(span, format!("unmatched `{c}`"))
+                    .with_hint(format!("there is no `{open}` open here; remove it")),
+            );
         }
     }
 
