@@ -662,3 +662,29 @@ fn an_object_header_before_fields_needs_its_colon() {
         .iter()
         .all(|o| matches!(&o.body, SetupBody::Fields(f) if f.len() == 1)));
 }
+
+#[test]
+fn multi_line_literals() {
+    let s = ok(concat!(
+        "object cm/a = {\n",
+        "data: {\n",
+        "    k: \"v\",\n",
+        "},\n",
+        "}\n",
+        "client a:\n",
+        "    body = {\n",
+        "    \"data\": {\"k\": [1,\n",
+        "  2]}\n",
+        "    }\n",
+        "    create cm/b body\n",
+    ));
+    let StmtKind::Assign { value, .. } = &s.clients[0].body[0].kind else {
+        panic!()
+    };
+    assert_eq!((value.span.line, value.span.col), (7, 12));
+    assert_eq!(
+        s.clients[0].body[0].text,
+        "body = {\n    \"data\": {\"k\": [1,\n  2]}\n    }"
+    );
+    assert_eq!(s.clients[0].body[1].span.line, 11);
+}
