@@ -688,3 +688,35 @@ fn multi_line_literals() {
     );
     assert_eq!(s.clients[0].body[1].span.line, 11);
 }
+
+#[test]
+fn statements_per_client_are_limited() {
+    use rvlab_core::lang::limits::MAX_STATEMENTS_PER_CLIENT;
+    let body = |n: usize| "    sleep 1ms\n".repeat(n);
+    ok(&format!("client a:\n{}", body(MAX_STATEMENTS_PER_CLIENT)));
+    // Statements inside `retry` count too.
+    let src = format!(
+        "client a:\n{}    retry on conflict:\n        obj = get cm/a\n",
+        body(MAX_STATEMENTS_PER_CLIENT - 1)
+    );
+    let p = parse(&src);
+    let errors: Vec<_> = p.diagnostics.iter().filter(|d| d.is_error()).collect();
+    assert_eq!(errors.len(), 1, "{:?}", p.diagnostics);
+    assert!(errors[0].message.starts_with("too many statements"));
+    assert_eq!(errors[0].span.line as usize, MAX_STATEMENTS_PER_CLIENT + 2);
+}
+
+#[test]
+fn blocks_nest_at_most_eight_deep() {
+    let mut src = String::from("client a:\n");
+    for depth in 1..=9 {
+        src.push_str(&format!("{}retry on conflict:\n", "  ".repeat(depth)));
+    }
+    src.push_str(&format!("{}obj = get cm/a\n", "  ".repeat(10)));
+    let e = errors(&src);
+    assert!(
+        e.contains("blocks are nested too deeply (the limit is 8)"),
+        "{e}"
+    );
+    assert!(e.contains("`retry` blocks cannot be nested"), "{e}");
+}
