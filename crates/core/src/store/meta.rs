@@ -471,7 +471,6 @@ fn without_metadata(v: &Value) -> Value {
     let mut v = v.clone();
     if let Some(o) = v.as_object_mut() {
         o.remove("metadata");
-        o.remove("status");
     }
     v
 }
