@@ -234,12 +234,23 @@ impl Store {
     fn take_revision(&mut self) -> u64 {
         let rev = self.revision.saturating_add(1).max(self.next_floor);
         self.revision = rev;
+        self.next_floor = 0;
         rev
     }
 
     /// The object exactly as GET returns it.
     pub fn get(&self, r: &ObjectRef) -> Option<&Value> {
         self.objects.get(r).map(|e| &e.object)
+    }
+
+    /// The object's `metadata.resourceVersion` as a number (the revision of its last write).
+    pub fn resource_version(&self, r: &ObjectRef) -> Option<u64> {
+        let rv = self
+            .get(r)?
+            .get("metadata")?
+            .get("resourceVersion")?
+            .as_str()?;
+        rv.parse().ok()
     }
 
     /// Every object, ordered by resource (ConfigMaps, Deployments, then custom resources by

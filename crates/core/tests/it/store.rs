@@ -1046,6 +1046,88 @@ fn s3_1_managed_fields_of_a_deployment_create() {
     assert_eq!(o.response.body["status"], json!({}));
 }
 
+#[test]
+fn s3_1_list_map_conflicts_name_the_item() {
+    let mut w = World::new();
+    let p = format!("{DEPLOY}/web");
+    let cfg = |image: &str| {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {"template": {"spec": {"containers": [{"name": "app", "image": image}]}}}})
+    };
+    assert_eq!(w.apply("ops", &p, cfg("a:1"), false).response.code, 201);
+    // Another applier may add its own container without conflict (list-map merge by name).
+    let side = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {"template": {"spec": {"containers": [{"name": "log", "image": "l:1"}]}}}});
+    let o = w.apply("logger", &p, side, false);
+    assert_eq!(o.response.code, 200);
+    assert_eq!(
+        o.response.body["spec"]["template"]["spec"]["containers"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+    let o = w.apply("dev", &p, cfg("a:2"), false);
+    assert_eq!(
+        o.response.body["message"],
+        "Apply failed with 1 conflict: conflict with \"ops\": .spec.template.spec.containers[name=\"app\"].image"
+    );
+    // An applier's own earlier Update entry is another manager too.
+    let o = w.patch("ops", 0, &p, STRATEGIC, json!({"spec": {"replicas": 3}}));
+    assert_eq!(o.response.code, 200);
+    let mut c = cfg("a:1");
+    c["spec"]["replicas"] = json!(5);
+    let o = w.apply("ops", &p, c, false);
+    assert_eq!(
+        o.response.body["message"],
+        "Apply failed with 1 conflict: conflict with \"ops\" using apps/v1: .spec.replicas"
+    );
+    assert_eq!(
+        w.store.resource_version(&ObjectRef {
+            resource: Resource::Deployment,
+            namespace: "default".into(),
+            name: "web".into()
+        }),
+        Some(3)
+    );
+}
+
+#[test]
+fn malformed_bodies_are_400() {
+    let mut w = World::new();
+    w.setup_cm("c", json!({"k": "v"}));
+    let o = w.post("a", CM, json!([1]));
+    assert_eq!(o.response.code, 400);
+    assert!(o.response.body["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("couldn't get version/kind; json parse error: json: cannot unmarshal array"));
+    let o = w.patch("a", 0, &format!("{CM}/c"), JSON_PATCH, json!({"op": "add"}));
+    assert_eq!(
+        body(&o),
+        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"json: cannot unmarshal object into Go value of type jsonpatch.Patch","reason":"BadRequest","code":400}"#
+    );
+    let o = w.put(
+        "a",
+        0,
+        &format!("{CM}/c"),
+        json!({"apiVersion": "v2", "metadata": {"name": "c"}}),
+    );
+    assert_eq!(
+        o.response.body["message"],
+        "the API version in the data (v2) does not match the expected API version (v1)"
+    );
+    let o = w.post(
+        "a",
+        DEPLOY,
+        json!({"metadata": {"name": "d"}, "spec": {"replicas": "3"}}),
+    );
+    assert_eq!(
+        o.response.body["message"],
+        "Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"
+    );
+    assert_eq!(w.store.revision(), 1);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Provenance, lost updates, events
 
