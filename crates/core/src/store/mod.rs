@@ -24,7 +24,10 @@
 //! submodule); the main ones: `managedFields` sent in a body are ignored (the store keeps its
 //! own), a missing `fieldManager` falls back to the actor's name, custom resources print with
 //! every key sorted (as `unstructured` objects do), DELETE answers the Status of §1.8 for every
-//! kind, and provenance treats arrays as single leaves.
+//! kind, and provenance treats arrays as single leaves. Not modelled: defaulting (a Deployment
+//! without `spec.replicas` stays without it), the full Deployment validation (only
+//! `spec.replicas >= 0`), immutable ConfigMaps, graceful deletion and finalizers, GET/LIST query
+//! parameters other than `fieldManager` and `force`.
 
 use crate::json::hash_value;
 use crate::rng::Rng;

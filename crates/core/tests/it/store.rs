@@ -1125,6 +1125,14 @@ fn malformed_bodies_are_400() {
         o.response.body["message"],
         "Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"
     );
+    let many: Vec<Value> = (0..10_001)
+        .map(|_| json!({"op": "test", "path": "/data/k", "value": "v"}))
+        .collect();
+    let o = w.patch("a", 0, &format!("{CM}/c"), JSON_PATCH, Value::Array(many));
+    assert_eq!(
+        body(&o),
+        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001","reason":"RequestEntityTooLarge","code":413}"#
+    );
     assert_eq!(w.store.revision(), 1);
 }
 
