@@ -1,3 +1,4 @@
 //! The one integration-test binary of rvlab-core.
 
 mod engine;
+mod lang;
