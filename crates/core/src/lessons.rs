@@ -82,7 +82,10 @@ mod tests {
         assert_eq!(files, listed);
         for l in LESSONS {
             let path = format!("{dir}/{}", l.file);
-            assert_eq!(std::fs::read_to_string(path).expect("lesson file"), l.source);
+            assert_eq!(
+                std::fs::read_to_string(path).expect("lesson file"),
+                l.source
+            );
         }
     }
 

@@ -14,6 +14,7 @@
 pub mod engine;
 pub mod json;
 pub mod lang;
+pub mod lessons;
 pub mod rng;
 pub mod run;
 pub mod schedule;

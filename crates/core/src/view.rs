@@ -496,3 +496,59 @@ pub fn sends_request(kind: &StmtKind) -> bool {
             | StmtKind::Delete { .. }
     )
 }
+
+/// The run as narrated text, as `rvlab run` prints it: one entry per step (number, client,
+/// line, statement, clock, status and narration), the clients' outcomes, the expectations.
+pub fn run_text(run: &Run) -> String {
+    let sc = &run.scenario;
+    let mut out = String::new();
+    if let Some(t) = &sc.title {
+        out.push_str(t);
+        out.push('\n');
+    }
+    out.push_str(&format!("schedule {}, seed {}\n\n", run.token(), run.seed));
+    let width = sc.clients.iter().map(|c| c.name.len()).max().unwrap_or(0);
+    for v in steps_view(run) {
+        out.push_str(&format!(
+            "{:>3}  {} {:width$}  t={:<7} line {:<3} {}\n",
+            v.number, v.letter, v.client, v.clock, v.line, v.statement
+        ));
+        let status = match (&v.status_line, v.mark) {
+            (Some(s), _) => s.clone(),
+            (None, Mark::Sleep) => "sleep".to_string(),
+            (None, Mark::OtherError) => "error".to_string(),
+            (None, _) => "local".to_string(),
+        };
+        out.push_str(&format!("     {status}: {}\n", v.narration));
+    }
+    if let Some(s) = &run.stopped {
+        out.push_str(&format!("\n{s}\n"));
+    }
+    out.push_str("\nclients:\n");
+    let world = run.last();
+    for (spec, c) in sc.clients.iter().zip(&world.clients) {
+        let o = match &c.outcome {
+            Some(o) => o.to_string(),
+            None => "unfinished".to_string(),
+        };
+        let attempts = if c.attempts == 1 {
+            "1 attempt".to_string()
+        } else {
+            format!("{} attempts", c.attempts)
+        };
+        out.push_str(&format!("  {:width$}  {o} ({attempts})\n", spec.name));
+    }
+    let exps = run.expectations();
+    if !exps.is_empty() {
+        out.push_str("\nexpectations:\n");
+        for e in exps {
+            out.push_str(&format!(
+                "  {}  expect {}  ({})\n",
+                if e.holds { "holds" } else { "FAILS" },
+                e.text,
+                e.detail
+            ));
+        }
+    }
+    out
+}
