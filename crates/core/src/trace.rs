@@ -78,7 +78,7 @@ pub fn trace(run: &Run) -> Value {
             })
         })
         .collect();
-    let objects: Vec<Value> = world.store.objects().into_iter().cloned().collect();
+    let objects: Vec<Value> = world.store.objects().map(|(_, o)| o.clone()).collect();
     let expectations: Vec<Value> = run
         .expectations()
         .into_iter()

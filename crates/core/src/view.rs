@@ -341,7 +341,7 @@ fn value_text(v: &Value) -> String {
 
 /// The view of a world.
 pub fn world_view(scenario: &Scenario, world: &World) -> WorldView {
-    let objects = world.store.objects().into_iter().map(object_view).collect();
+    let objects = world.store.objects().map(|(_, o)| object_view(o)).collect();
     let events = world
         .store
         .events()
@@ -511,7 +511,12 @@ pub fn run_text(run: &Run) -> String {
     for v in steps_view(run) {
         out.push_str(&format!(
             "{:>3}  {} {:width$}  t={:<7} line {:<3} {}\n",
-            v.number, v.letter, v.client, v.clock, v.line, v.statement
+            v.number,
+            v.letter,
+            v.client,
+            v.clock,
+            v.line,
+            v.statement.split_whitespace().collect::<Vec<_>>().join(" ")
         ));
         let status = match (&v.status_line, v.mark) {
             (Some(s), _) => s.clone(),

@@ -20,7 +20,7 @@ pub fn fmt_duration(nanos: u64) -> String {
     } else if nanos < 1_000_000 {
         format!("{}µs", trim(format!("{:.1}", nanos as f64 / 1e3)))
     } else if nanos < 1_000_000_000 {
-        format!("{}ms", trim(format!("{:.1}", nanos as f64 / 1e6)))
+        format!("{}ms", trim(format!("{:.2}", nanos as f64 / 1e6)))
     } else {
         format!("{}s", trim(format!("{:.3}", nanos as f64 / 1e9)))
     }
@@ -127,6 +127,25 @@ fn rv(v: Option<u64>) -> String {
     v.map_or_else(|| "?".into(), |r| r.to_string())
 }
 
+/// The resourceVersion a patch or apply body sets, if any (it acts as a precondition).
+fn carried_rv(ctx: &RequestCtx<'_>) -> Option<String> {
+    let body = ctx.request.body.as_ref()?;
+    match ctx.verb {
+        Verb::MergePatch | Verb::StrategicPatch | Verb::Apply => body["metadata"]
+            ["resourceVersion"]
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .map(str::to_string),
+        Verb::JsonPatch => body.as_array()?.iter().find_map(|op| {
+            let sets = matches!(op["op"].as_str(), Some("replace" | "add"));
+            (sets && op["path"] == "/metadata/resourceVersion")
+                .then(|| op["value"].as_str().map(str::to_string))
+                .flatten()
+        }),
+        _ => None,
+    }
+}
+
 /// The sentence for a request step.
 pub fn request(ctx: &RequestCtx<'_>) -> String {
     let c = ctx.client;
@@ -172,6 +191,27 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
             }
             Verb::Apply if ctx.before.is_none() => format!(
                 "{c}'s server-side apply created {t} at resourceVersion {}",
+                rv(ctx.revision)
+            ),
+            Verb::Apply => match ctx.revision {
+                None => format!(
+                    "{c}'s server-side apply of {t} changed nothing, so it stays at resourceVersion {}",
+                    rv(ctx.after)
+                ),
+                Some(new) => format!(
+                    "{c}'s server-side apply of {t} was accepted{}: resourceVersion {} → {new}",
+                    if ctx.request.path.contains("force=true") {
+                        " (with force, taking over any conflicting fields)"
+                    } else {
+                        ""
+                    },
+                    rv(ctx.before)
+                ),
+            },
+            _ if carried_rv(ctx).is_some() && ctx.revision.is_some() => format!(
+                "{c}'s {noun} of {t} carried resourceVersion {}, the current one, so it was applied: resourceVersion {} → {}",
+                carried_rv(ctx).unwrap_or_default(),
+                rv(ctx.before),
                 rv(ctx.revision)
             ),
             _ => match ctx.revision {
@@ -232,6 +272,22 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
                     None => format!("{c}'s delete of {t} was rejected with {label}: {message}"),
                 }
             }
+            (Verb::MergePatch | Verb::StrategicPatch | Verb::JsonPatch, "Conflict")
+                if carried_rv(ctx).is_some() =>
+            {
+                let sent = carried_rv(ctx).unwrap_or_default();
+                let since = sent.parse::<u64>().unwrap_or(0);
+                match movers(ctx.world, t, since) {
+                    Some(m) => format!(
+                        "{c}'s {noun} was rejected with 409 Conflict: the patch carried resourceVersion {sent}, but {m} moved {t} to {}",
+                        rv(ctx.after)
+                    ),
+                    None => format!(
+                        "{c}'s {noun} was rejected with 409 Conflict: the patch carried resourceVersion {sent}, but {t} is at {}",
+                        rv(ctx.after)
+                    ),
+                }
+            }
             _ => format!("{c}'s {noun} of {t} was rejected with {label}: {message}"),
         }
     };
@@ -275,7 +331,8 @@ mod tests {
     fn durations_read_naturally() {
         assert_eq!(fmt_duration(0), "0s");
         assert_eq!(fmt_duration(10_000_000), "10ms");
-        assert_eq!(fmt_duration(10_412_345), "10.4ms");
+        assert_eq!(fmt_duration(10_412_345), "10.41ms");
+        assert_eq!(fmt_duration(10_400_000), "10.4ms");
         assert_eq!(fmt_duration(1_250_000_000), "1.25s");
         assert_eq!(fmt_duration(1_500), "1.5µs");
     }
