@@ -91,7 +91,7 @@ impl Run {
         let Some(base) = self.checkpoints.get(k) else {
             return Cow::Borrowed(&self.current);
         };
-        if i % CHECKPOINT_EVERY == 0 {
+        if i.is_multiple_of(CHECKPOINT_EVERY) {
             return Cow::Borrowed(base);
         }
         let mut w = base.clone();
@@ -149,7 +149,7 @@ impl Run {
         };
         self.by_default.push(client.is_none());
         self.steps.push(rec);
-        if self.steps.len() % CHECKPOINT_EVERY == 0 {
+        if self.steps.len().is_multiple_of(CHECKPOINT_EVERY) {
             self.checkpoints.push(self.current.clone());
         }
         Ok(self.steps.last())
