@@ -286,15 +286,13 @@ pub(crate) fn decode_check(res: &Resource, obj: &Value) -> Result<(), Response> 
         )))
     };
     let Some(o) = obj.as_object() else {
-        return fail(format!(
-            "cannot unmarshal {} into Go value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }}",
+        // The codec fails before it knows the kind.
+        return Err(status::bad_request(&format!(
+            "couldn't get version/kind; json parse error: json: cannot unmarshal {} into Go value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }}",
             json_type(obj)
-        ));
+        )));
     };
-    let type_name = match res {
-        Resource::Custom { .. } => "",
-        _ => kind.as_str(),
-    };
+    let type_name = kind.as_str();
     if let Some(meta) = o.get("metadata") {
         if !meta.is_object() && !meta.is_null() {
             return fail(format!(
@@ -471,7 +469,6 @@ fn without_metadata(v: &Value) -> Value {
     let mut v = v.clone();
     if let Some(o) = v.as_object_mut() {
         o.remove("metadata");
-        o.remove("status");
     }
     v
 }

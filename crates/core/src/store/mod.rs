@@ -24,7 +24,10 @@
 //! submodule); the main ones: `managedFields` sent in a body are ignored (the store keeps its
 //! own), a missing `fieldManager` falls back to the actor's name, custom resources print with
 //! every key sorted (as `unstructured` objects do), DELETE answers the Status of §1.8 for every
-//! kind, and provenance treats arrays as single leaves.
+//! kind, and provenance treats arrays as single leaves. Not modelled: defaulting (a Deployment
+//! without `spec.replicas` stays without it), the full Deployment validation (only
+//! `spec.replicas >= 0`), immutable ConfigMaps, graceful deletion and finalizers, GET/LIST query
+//! parameters other than `fieldManager` and `force`.
 
 use crate::json::hash_value;
 use crate::rng::Rng;
@@ -234,12 +237,23 @@ impl Store {
     fn take_revision(&mut self) -> u64 {
         let rev = self.revision.saturating_add(1).max(self.next_floor);
         self.revision = rev;
+        self.next_floor = 0;
         rev
     }
 
     /// The object exactly as GET returns it.
     pub fn get(&self, r: &ObjectRef) -> Option<&Value> {
         self.objects.get(r).map(|e| &e.object)
+    }
+
+    /// The object's `metadata.resourceVersion` as a number (the revision of its last write).
+    pub fn resource_version(&self, r: &ObjectRef) -> Option<u64> {
+        let rv = self
+            .get(r)?
+            .get("metadata")?
+            .get("resourceVersion")?
+            .as_str()?;
+        rv.parse().ok()
     }
 
     /// Every object, ordered by resource (ConfigMaps, Deployments, then custom resources by

@@ -68,7 +68,7 @@ pub(crate) fn apply_patch(
                 )));
             };
             if ops.len() > 10_000 {
-                return Err(status::raw_internal(&format!(
+                return Err(status::request_entity_too_large(&format!(
                     "The allowed maximum operations in a JSON patch is 10000, got {}",
                     ops.len()
                 )));

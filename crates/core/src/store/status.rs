@@ -313,6 +313,16 @@ pub(crate) fn bad_request(msg: &str) -> Response {
     failure(400, "BadRequest", msg, None)
 }
 
+/// `NewRequestEntityTooLargeError(msg)`: 413.
+pub(crate) fn request_entity_too_large(msg: &str) -> Response {
+    failure(
+        413,
+        "RequestEntityTooLarge",
+        &format!("Request entity too large: {msg}"),
+        None,
+    )
+}
+
 /// A plain Go error that is not an API status: 500, no reason (§1.0).
 pub(crate) fn raw_internal(msg: &str) -> Response {
     failure(500, "", msg, None)
