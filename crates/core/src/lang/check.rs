@@ -295,9 +295,9 @@ fn schedule(src: &str, sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnosti
     let chars: Vec<char> = token.chars().collect();
     let mut reported: Vec<char> = Vec::new();
     let mut i = 0usize;
+    let mut byte = 0usize; // the byte offset of chars[i]
     while i < chars.len() {
         let c = chars[i];
-        let byte = chars[..i].iter().map(|c| c.len_utf8()).sum::<usize>();
         if c.is_ascii_lowercase() {
             let letter = (c as u8 - b'a') as usize;
             let mut j = i + 1;
@@ -338,6 +338,7 @@ fn schedule(src: &str, sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnosti
                     .with_hint(have),
                 );
             }
+            byte += j - i; // letters and digits are one byte each
             i = j;
         } else {
             let what = if c.is_ascii_digit() {

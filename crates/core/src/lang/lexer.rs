@@ -265,14 +265,13 @@ impl<'a> Lexer<'a> {
         self.expect_namespace = false;
     }
 
-    fn report_unclosed(&mut self, open: &Open) {
+    /// Reports a bracket left open; `why` says where it was found to end.
+    fn report_unclosed(&mut self, open: &Open, why: &str) {
         let close = closer_of(open.ch);
         self.error(
             Diagnostic::error(open.span, format!("unclosed `{}`", open.ch))
                 .with_expected(format!("`{close}`"))
-                .with_hint(format!(
-                    "close it with `{close}`; a line indented no deeper than the line that opened it ends the bracket"
-                )),
+                .with_hint(format!("close it with `{close}`{why}")),
         );
     }
 
@@ -395,7 +394,7 @@ impl<'a> Lexer<'a> {
         let end = self.span_from(m);
         let open: Vec<Open> = std::mem::take(&mut self.brackets);
         for o in open.iter().rev() {
-            self.report_unclosed(o);
+            self.report_unclosed(o, " before the end of the file");
         }
         self.end_logical_line(end);
         while self.indents.len() > 1 {
@@ -439,13 +438,13 @@ impl<'a> Lexer<'a> {
             );
         }
         if let Some(first) = self.brackets.first() {
-            let closes = matches!(self.peek(), Some('}' | ']' | ')'));
-            if closes || width > first.line_indent {
+            if width > first.line_indent || !looks_like_statement(self.rest()) {
                 return; // a continuation line of a multi-line literal
             }
             let open: Vec<Open> = std::mem::take(&mut self.brackets);
+            let why = format!("; line {} starts a new statement", self.line);
             for o in open.iter().rev() {
-                self.report_unclosed(o);
+                self.report_unclosed(o, &why);
             }
             let here = self.mark();
             let span = self.span_from(here);
@@ -506,23 +505,31 @@ impl<'a> Lexer<'a> {
                 if o.ch == open {
                     break;
                 }
-                self.report_unclosed(&o);
+                self.report_unclosed(&o, &format!(" before this `{c}`"));
             }
             self.push(Tok::Punct(p), span);
+        } else if let Some(o) = self.brackets.pop() {
+            // `[1, 2)`: one error, and the bracket counts as closed.
+            let close = closer_of(o.ch);
+            self.error(
+                Diagnostic::error(span, format!("mismatched `{c}`"))
+                    .with_expected(format!("`{close}`"))
+                    .with_hint(format!(
+                        "the `{}` opened at {}:{} is closed by `{close}`",
+                        o.ch, o.span.line, o.span.col
+                    )),
+            );
+            let p = match close {
+                '}' => Punct::RBrace,
+                ']' => Punct::RBracket,
+                _ => Punct::RParen,
+            };
+            self.push(Tok::Punct(p), span);
         } else {
-            let mut d = Diagnostic::error(span, format!("unmatched `{c}`"));
-            if let Some(o) = self.brackets.last() {
-                d = d.with_hint(format!(
-                    "the `{}` opened at {}:{} is closed by `{}`",
-                    o.ch,
-                    o.span.line,
-                    o.span.col,
-                    closer_of(o.ch)
-                ));
-            } else {
-                d = d.with_hint(format!("there is no `{open}` open here; remove it"));
-            }
-            self.error(d);
+            self.error(
+                Diagnostic::error(span, format!("unmatched `{c}`"))
+                    .with_hint(format!("there is no `{open}` open here; remove it")),
+            );
         }
     }
 
@@ -850,6 +857,27 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// True when a line (from its first non-blank character) starts like a statement: a keyword
+/// (other than a literal), or a variable being assigned (`x =`, `x.a =`, `x[0] =`). Used to end
+/// a bracket left open on an earlier line; values and `key: value` lines inside a literal never
+/// look like this.
+fn looks_like_statement(line: &str) -> bool {
+    let word_len = line
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(line.len());
+    let word = &line[..word_len];
+    if word.is_empty() || word.starts_with(|c: char| c.is_ascii_digit()) {
+        return false;
+    }
+    if super::keywords::is_reserved(word) && !matches!(word, "true" | "false" | "null") {
+        return true;
+    }
+    let rest = line[word_len..].trim_start_matches([' ', '\t']);
+    (rest.starts_with('=') && !rest.starts_with("=="))
+        || rest.starts_with('.')
+        || rest.starts_with('[')
+}
+
 /// `text` (digits, maybe a fraction or exponent) times `per` nanoseconds, rounded.
 fn duration_nanos(text: &str, per: u64) -> Option<u64> {
     if text.bytes().all(|b| b.is_ascii_digit()) {
@@ -930,6 +958,14 @@ mod tests {
     fn triple_quoted_strings_are_dedented() {
         let toks = kinds("about \"\"\"\n    one\n      two\n    \"\"\"\n");
         assert_eq!(toks[1], Tok::Str("one\n  two".into()));
+    }
+
+    #[test]
+    fn an_unclosed_bracket_ends_at_the_next_statement() {
+        let l = lex("client a:\n    x = {\n    \"k\": 1,\n    }\n    y = [1\n    update x\n");
+        assert_eq!(l.diagnostics.len(), 1, "{:?}", l.diagnostics);
+        assert_eq!(l.diagnostics[0].message, "unclosed `[`");
+        assert_eq!(l.diagnostics[0].span.line, 5);
     }
 
     #[test]

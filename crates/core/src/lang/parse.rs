@@ -900,10 +900,10 @@ impl<'a> Parser<'a> {
         }
         let span = join(kw.span, self.last_end);
         let mut fields = Vec::new();
-        if !self.at_eol() {
-            self.block_colon()?;
+        if self.at_eol() && !matches!(self.peek_n(1), Tok::Indent) {
+            self.expect_eol()?; // an object with no fields
         } else {
-            self.expect_eol()?;
+            self.block_colon()?;
         }
         if matches!(self.peek(), Tok::Indent) {
             fields = self.block(|p| {

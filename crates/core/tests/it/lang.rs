@@ -396,3 +396,327 @@ fn too_many_clients() {
     src.push_str("schedule \"z\"\n");
     insta::assert_snapshot!(rendered("many.rvl", &src));
 }
+
+// ----- rendering, highlighting ----------------------------------------------------------------
+
+#[test]
+fn render_points_at_the_span_in_characters() {
+    let src = "title \"ü\"\nclient a:\n    updat x\n";
+    let p = parse(src);
+    let d = &p.diagnostics[0];
+    assert_eq!((d.span.line, d.span.col), (3, 5));
+    let r = d.render("f.rvl", src);
+    assert_eq!(
+        r,
+        "f.rvl:3:5: error: unknown statement `updat`\n  |\n3 |     updat x\n  |     ^^^^^\n  = hint: did you mean `update`?\n"
+    );
+}
+
+#[test]
+fn too_large_text_is_one_error() {
+    let src = "# padding\n".repeat(rvlab_core::lang::limits::MAX_SOURCE_BYTES / 10 + 1);
+    let p = parse(&src);
+    assert!(p.scenario.is_none());
+    assert_eq!(p.diagnostics.len(), 1);
+    assert!(
+        p.diagnostics[0].message.contains("too large"),
+        "{:?}",
+        p.diagnostics
+    );
+}
+
+#[test]
+fn highlight_classifies_tokens() {
+    use rvlab_core::lang::{highlight, TokenClass as C};
+    let src =
+        "client a:  # hi\n    obj = get cm/x in ns\n    obj.data.key = \"v\" + 1\n    sleep 10ms\n";
+    let got: Vec<(&str, C)> = highlight(src)
+        .into_iter()
+        .map(|(s, c)| (&src[s.start as usize..s.end as usize], c))
+        .collect();
+    let want = [
+        ("client", C::Keyword),
+        ("a", C::Identifier),
+        (":", C::Punctuation),
+        ("# hi", C::Comment),
+        ("obj", C::Identifier),
+        ("=", C::Punctuation),
+        ("get", C::Keyword),
+        ("cm/x", C::Reference),
+        ("in", C::Keyword),
+        ("ns", C::Reference),
+        ("obj", C::Identifier),
+        (".", C::Punctuation),
+        ("data", C::Identifier),
+        (".", C::Punctuation),
+        ("key", C::Identifier),
+        ("=", C::Punctuation),
+        ("\"v\"", C::String),
+        ("+", C::Punctuation),
+        ("1", C::Number),
+        ("sleep", C::Keyword),
+        ("10ms", C::Duration),
+    ];
+    assert_eq!(got, want);
+    // Broken text is still highlighted up to and after the problem.
+    let broken = highlight("x = \"open\ny = 1");
+    assert!(broken.iter().any(|(_, c)| *c == C::String));
+    assert!(broken.iter().any(|(_, c)| *c == C::Number));
+}
+
+// ----- properties: never panic, consistent spans ------------------------------------------------
+
+mod props {
+    use super::{ALL_STATEMENTS, SEED};
+    use proptest::prelude::*;
+    use rvlab_core::lang::ast::Span;
+    use rvlab_core::lang::{highlight, parse};
+
+    /// The line and column of byte `pos`, counted independently of the parser.
+    fn line_col(src: &str, pos: usize) -> (u32, u32) {
+        let before = &src[..pos];
+        let line = before.matches('\n').count() as u32 + 1;
+        let start = before.rfind('\n').map_or(0, |i| i + 1);
+        (line, before[start..].chars().count() as u32 + 1)
+    }
+
+    fn check_span(src: &str, s: Span) {
+        let (a, b) = (s.start as usize, s.end as usize);
+        assert!(a <= b && b <= src.len(), "span {s:?} out of {}", src.len());
+        assert!(
+            src.is_char_boundary(a) && src.is_char_boundary(b),
+            "span {s:?} splits a char"
+        );
+        assert_eq!(line_col(src, a), (s.line, s.col), "span {s:?}");
+    }
+
+    fn check_all(src: &str) {
+        let p = parse(src);
+        assert_eq!(p.scenario.is_some(), !p.has_errors());
+        assert_eq!(p, parse(src), "parsing is deterministic");
+        for d in &p.diagnostics {
+            check_span(src, d.span);
+            let r = d.render("p.rvl", src);
+            assert!(r.starts_with(&format!("p.rvl:{}:{}: ", d.span.line, d.span.col)));
+        }
+        let h = highlight(src);
+        for w in h.windows(2) {
+            assert!(w[0].0.end <= w[1].0.start, "overlap {:?}", w);
+        }
+        for (s, _) in h {
+            check_span(src, s);
+        }
+    }
+
+    const SNIPPETS: &[&str] = &[
+        "\t",
+        " ",
+        "    ",
+        "\n",
+        ":",
+        "=",
+        "==",
+        "\"",
+        "\"\"\"",
+        "{",
+        "}",
+        "[",
+        "]",
+        "(",
+        ")",
+        "#",
+        "/",
+        ".",
+        ",",
+        "-",
+        "+",
+        "retry on conflict:",
+        "client x:",
+        "update obj",
+        "get",
+        "configmap/",
+        "in",
+        "10ms",
+        "1e999",
+        "\\u",
+        "é",
+        "\r\n",
+        "schedule \"zz\"",
+    ];
+
+    fn mutate(base: &str, edits: &[(usize, u8, usize)]) -> String {
+        let mut s = base.to_string();
+        for &(at, op, k) in edits {
+            let mut pos = at % (s.len() + 1);
+            while !s.is_char_boundary(pos) {
+                pos -= 1;
+            }
+            match op {
+                0 => s.insert_str(pos, SNIPPETS[k % SNIPPETS.len()]),
+                1 => {
+                    let mut end = (pos + 1 + k % 6).min(s.len());
+                    while !s.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    s.replace_range(pos..end, "");
+                }
+                2 => {
+                    let ls = s[..pos].rfind('\n').map_or(0, |i| i + 1);
+                    let le = s[pos..].find('\n').map_or(s.len(), |i| pos + i + 1);
+                    s.replace_range(ls..le, "");
+                }
+                _ => {
+                    let ls = s[..pos].rfind('\n').map_or(0, |i| i + 1);
+                    let le = s[pos..].find('\n').map_or(s.len(), |i| pos + i + 1);
+                    let line = s[ls..le].to_string();
+                    s.insert_str(ls, &line);
+                }
+            }
+        }
+        s
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(192))]
+
+        #[test]
+        fn never_panics_on_arbitrary_text(src in any::<String>()) {
+            check_all(&src);
+        }
+
+        #[test]
+        fn never_panics_on_language_like_text(
+            src in proptest::collection::vec(proptest::sample::select(SNIPPETS.to_vec()), 0..60)
+        ) {
+            check_all(&src.concat());
+        }
+
+        #[test]
+        fn never_panics_on_edited_scenarios(
+            which in 0usize..2,
+            edits in proptest::collection::vec((any::<usize>(), 0u8..4, any::<usize>()), 1..8),
+        ) {
+            let base = [SEED, ALL_STATEMENTS][which];
+            check_all(&mutate(base, &edits));
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_bounded() {
+        check_all(&format!(
+            "client a:\n    x = {}1{}\n",
+            "[".repeat(20_000),
+            "]".repeat(20_000)
+        ));
+        check_all(&format!("client a:\n    x = {}\n", "(".repeat(30_000)));
+        let mut deep = String::new();
+        for i in 0..300 {
+            deep.push_str(&" ".repeat(i));
+            deep.push_str("retry on conflict:\n");
+        }
+        check_all(&deep);
+        check_all(&"- ".repeat(20_000));
+    }
+}
+
+/// Every example of the user reference that is a whole scenario (it starts with a top-level
+/// statement) parses without diagnostics, so the reference stays true to the parser.
+#[test]
+fn reference_examples_parse() {
+    let doc = include_str!("../../../../docs/scenario-language.md");
+    let mut checked = 0;
+    for block in doc.split("```").skip(1).step_by(2) {
+        let Some(body) = block.strip_prefix("rvl\n") else {
+            continue;
+        };
+        let first = body.split_whitespace().next().unwrap_or("");
+        if !["title", "object", "client"].contains(&first) {
+            continue;
+        }
+        let p = parse(body);
+        assert!(
+            p.diagnostics.is_empty(),
+            "example does not parse cleanly:\n{body}\n{}",
+            render_all(&p.diagnostics, "doc.rvl", body)
+        );
+        checked += 1;
+    }
+    assert!(checked >= 4, "only {checked} examples found");
+}
+
+#[test]
+fn an_object_header_before_fields_needs_its_colon() {
+    let e = errors(
+        "object cm/a\n    data.x = \"1\"\nobject cm/b at resourceVersion 5\n    data.x = 1\n",
+    );
+    assert_eq!(
+        e.matches("missing `:` at the end of the block header")
+            .count(),
+        2,
+        "{e}"
+    );
+    let s =
+        ok("object cm/a:\n    data.x = \"1\"\nobject cm/b at resourceVersion 5:\n    data.x = 1\n");
+    assert!(s
+        .objects
+        .iter()
+        .all(|o| matches!(&o.body, SetupBody::Fields(f) if f.len() == 1)));
+}
+
+#[test]
+fn multi_line_literals() {
+    let s = ok(concat!(
+        "object cm/a = {\n",
+        "data: {\n",
+        "    k: \"v\",\n",
+        "},\n",
+        "}\n",
+        "client a:\n",
+        "    body = {\n",
+        "    \"data\": {\"k\": [1,\n",
+        "  2]}\n",
+        "    }\n",
+        "    create cm/b body\n",
+    ));
+    let StmtKind::Assign { value, .. } = &s.clients[0].body[0].kind else {
+        panic!()
+    };
+    assert_eq!((value.span.line, value.span.col), (7, 12));
+    assert_eq!(
+        s.clients[0].body[0].text,
+        "body = {\n    \"data\": {\"k\": [1,\n  2]}\n    }"
+    );
+    assert_eq!(s.clients[0].body[1].span.line, 11);
+}
+
+#[test]
+fn statements_per_client_are_limited() {
+    use rvlab_core::lang::limits::MAX_STATEMENTS_PER_CLIENT;
+    let body = |n: usize| "    sleep 1ms\n".repeat(n);
+    ok(&format!("client a:\n{}", body(MAX_STATEMENTS_PER_CLIENT)));
+    // Statements inside `retry` count too.
+    let src = format!(
+        "client a:\n{}    retry on conflict:\n        obj = get cm/a\n",
+        body(MAX_STATEMENTS_PER_CLIENT - 1)
+    );
+    let p = parse(&src);
+    let errors: Vec<_> = p.diagnostics.iter().filter(|d| d.is_error()).collect();
+    assert_eq!(errors.len(), 1, "{:?}", p.diagnostics);
+    assert!(errors[0].message.starts_with("too many statements"));
+    assert_eq!(errors[0].span.line as usize, MAX_STATEMENTS_PER_CLIENT + 2);
+}
+
+#[test]
+fn blocks_nest_at_most_eight_deep() {
+    let mut src = String::from("client a:\n");
+    for depth in 1..=9 {
+        src.push_str(&format!("{}retry on conflict:\n", "  ".repeat(depth)));
+    }
+    src.push_str(&format!("{}obj = get cm/a\n", "  ".repeat(10)));
+    let e = errors(&src);
+    assert!(
+        e.contains("blocks are nested too deeply (the limit is 8)"),
+        "{e}"
+    );
+    assert!(e.contains("`retry` blocks cannot be nested"), "{e}");
+}
