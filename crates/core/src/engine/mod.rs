@@ -927,6 +927,23 @@ impl World {
         }
     }
 
+    /// For a conflict inside a retry block that never re-reads `var`: says so (the trap of
+    /// retrying without re-reading).
+    fn no_reread_hint(&self, scenario: &Scenario, client: u32, var: &str) -> Option<String> {
+        let c = self.clients.get(client as usize)?;
+        let body = &scenario.clients.get(client as usize)?.body;
+        let depth = c.frames.len().checked_sub(1).filter(|d| *d > 0)?;
+        let (block, _) = block_at(body, &c.frames, depth)?;
+        let rereads = block
+            .iter()
+            .any(|s| matches!(&s.kind, StmtKind::Get { var: v, .. } if v == var));
+        (!rereads).then(|| {
+            format!(
+                "nothing in the retry block re-reads {var}, so every attempt sends the same stale version"
+            )
+        })
+    }
+
     fn request_stmt(
         &mut self,
         scenario: &Scenario,
@@ -1174,6 +1191,11 @@ impl World {
             self.advance(client);
         } else {
             let failure = Failure::from_response(&response);
+            if let (StmtKind::Update { var }, true) = (&stmt.kind, failure.is_conflict()) {
+                if let Some(hint) = self.no_reread_hint(scenario, client, var) {
+                    sentence = format!("{sentence} ({hint})");
+                }
+            }
             let note = self.fail(scenario, client, failure);
             sentence = format!("{sentence}; {note}");
         }
