@@ -214,19 +214,17 @@ pub fn check_expectations(scenario: &Scenario, world: &World) -> Vec<Expectation
                     } else {
                         let l = &world.lost_updates;
                         let first = &l[0];
+                        let verb = world
+                            .write_verbs
+                            .get(&first.revision)
+                            .copied()
+                            .unwrap_or(crate::engine::Verb::Update);
                         (
                             false,
                             format!(
-                                "{} lost update(s); first: {}'s write at revision {} overwrote {} {}, which {} had set at revision {} after {} read revision {}",
+                                "{} lost update(s); the first: {}",
                                 l.len(),
-                                first.writer,
-                                first.revision,
-                                first.object,
-                                if first.path.is_empty() { "(deleted)".to_string() } else { first.path.clone() },
-                                first.overwritten_writer,
-                                first.overwritten_revision,
-                                first.writer,
-                                first.base_revision
+                                crate::engine::lost_sentence(first, verb)
                             ),
                         )
                     }
