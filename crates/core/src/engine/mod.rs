@@ -817,9 +817,15 @@ impl World {
                 .clone()
                 .unwrap_or_else(|| Failure::runtime("retry gave up".into()));
             c.frames.pop();
+            let reason = last.reason.clone();
             let note = self.fail(scenario, client, last);
+            let note = if self.clients[client as usize].outcome.is_some() {
+                format!("{name} fails with the last {reason}")
+            } else {
+                note
+            };
             rec.narration = format!(
-                "{name} sleeps {}; the backoff reached its cap of {}, which sets Steps to 0, so client-go stops retrying after this sleep ({note})",
+                "{name} sleeps {}; the backoff reached its cap of {}, which sets Steps to 0, so client-go stops retrying after this sleep: {note}",
                 fmt_duration(sleep),
                 fmt_duration(policy.cap_nanos),
             );

@@ -233,7 +233,13 @@ fn a_capped_backoff_stops_after_the_sleep_that_hits_the_cap() {
     assert_eq!(f.reason, "Conflict");
     let last = run.steps.last().unwrap();
     assert_eq!(last.action, Action::Backoff);
-    assert!(last.narration.contains("cap"), "{}", last.narration);
+    assert!(
+        last.narration.ends_with(
+            "so client-go stops retrying after this sleep: bob fails with the last Conflict"
+        ),
+        "{}",
+        last.narration
+    );
 
     // Without jitter the sleeps are exact.
     let s = always_conflicting("backoff(steps=4, duration=10ms, factor=3.0, jitter=0.0)");
