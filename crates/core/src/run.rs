@@ -57,7 +57,7 @@ impl Run {
     }
 
     /// Runs the scenario to the end: the steps of `token` first (`None`: the scenario's own
-    /// `schedule`, if any), then the default scheduler.
+    /// `schedule`, if any; `Some("")`: none), then the default scheduler.
     pub fn new(scenario: &Scenario, seed: u64, token: Option<&str>) -> Result<Run, RunError> {
         let mut run = Run::start(scenario, seed)?;
         let token = token.or(scenario.schedule.as_ref().map(|(t, _)| t.as_str()));

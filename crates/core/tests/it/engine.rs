@@ -701,6 +701,7 @@ proptest! {
                     let _ = fingerprint(&run);
                     let _ = world_view(&s, run.last());
                     for (i, r) in run.steps.iter().enumerate() {
+                        prop_assert!(!r.narration.is_empty(), "step {} has no narration", i);
                         let _ = step_view(&s, i as u32, r);
                     }
                 }
