@@ -30,7 +30,7 @@ impl Rng {
     /// A number in `0..n` (`n > 0`), without modulo bias worth speaking of for small `n`.
     pub fn below(&mut self, n: u32) -> u32 {
         debug_assert!(n > 0);
-        ((self.next_u64() >> 32) * u64::from(n) >> 32) as u32
+        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
     }
 
     /// A random (version 4) UUID, formatted as Kubernetes prints `metadata.uid`.

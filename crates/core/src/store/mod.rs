@@ -7,12 +7,46 @@
 //!   the object's last write; no-op writes keep the version;
 //! - `Store::handle` never panics, on any request; every error is a Status body;
 //! - `Store` is a value: `Clone + PartialEq + Eq + Hash`, no `HashMap`, nothing from the outside.
+//!
+//! Module map:
+//! - this file: the contract types and [`Store`] (state, accessors);
+//! - `handler`: [`Store::handle`], GET/POST/PUT/PATCH/DELETE in the apiserver's order of checks
+//!   (§1.4–§1.8, §2.4);
+//! - `path`: request paths and query parameters (`fieldManager`, `force`); unknown paths are 404;
+//! - `status`: Status bodies ([`status_reason`], [`is_conflict`] are public);
+//! - `meta`: timestamps, resourceVersion parsing, JSON field order, decoding (400) and
+//!   validation (422) checks, `generation`;
+//! - `patch`: JSON, merge and strategic merge patches;
+//! - `fields`: `managedFields` (FieldsV1) and server-side apply;
+//! - `provenance`: who wrote each leaf, and lost updates (scenario-language.md §6).
+//!
+//! Decisions the facts leave open are documented where they are made (module docs of each
+//! submodule); the main ones: `managedFields` sent in a body are ignored (the store keeps its
+//! own), a missing `fieldManager` falls back to the actor's name, custom resources print with
+//! every key sorted (as `unstructured` objects do), DELETE answers the Status of §1.8 for every
+//! kind, and provenance treats arrays as single leaves. Not modelled: defaulting (a Deployment
+//! without `spec.replicas` stays without it), the full Deployment validation (only
+//! `spec.replicas >= 0`), immutable ConfigMaps, graceful deletion and finalizers, GET/LIST query
+//! parameters other than `fieldManager` and `force`.
 
+use crate::json::hash_value;
 use crate::rng::Rng;
 use serde_json::Value;
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 
+mod fields;
+mod handler;
+mod meta;
+mod patch;
+mod path;
+mod provenance;
 mod reference;
+mod status;
+
+pub use provenance::join_path;
 pub use reference::{ObjectRef, Resource};
+pub use status::{is_conflict, status_reason};
 
 /// An HTTP method the store serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -132,4 +166,109 @@ pub struct Outcome {
     /// The revision this request wrote, when it changed the store.
     pub revision: Option<u64>,
     pub lost_updates: Vec<LostUpdate>,
+}
+
+impl Outcome {
+    fn failed(response: Response) -> Outcome {
+        Outcome {
+            response,
+            revision: None,
+            lost_updates: Vec::new(),
+        }
+    }
+}
+
+/// One stored object with its bookkeeping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    /// The object exactly as GET returns it (managedFields rendered).
+    object: Value,
+    managers: Vec<fields::Manager>,
+    provenance: BTreeMap<String, Provenance>,
+    /// The revision of each writer's last write to this object (for lost deletes).
+    writers: BTreeMap<String, u64>,
+}
+
+impl Hash for Entry {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        hash_value(&self.object, state);
+        self.managers.hash(state);
+        self.provenance.hash(state);
+        self.writers.hash(state);
+    }
+}
+
+/// The store: objects, the revision counter and the event log. A value (`Clone + Eq + Hash`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Store {
+    /// The revision of the last write (0 before any).
+    revision: u64,
+    /// The lowest revision the next write may take (`advance_to`).
+    next_floor: u64,
+    objects: BTreeMap<ObjectRef, Entry>,
+    events: Vec<WatchEvent>,
+}
+
+impl Store {
+    /// An empty store at revision 0.
+    pub fn new() -> Store {
+        Store::default()
+    }
+
+    /// The revision of the last write (etcd's header revision).
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Makes the next write take revision `rev` (`object … at resourceVersion N`); `rev` must be
+    /// larger than the current revision.
+    pub fn advance_to(&mut self, rev: u64) -> Result<(), String> {
+        if rev <= self.revision {
+            return Err(format!(
+                "resourceVersion {rev} must be larger than the current revision {}",
+                self.revision
+            ));
+        }
+        self.next_floor = rev;
+        Ok(())
+    }
+
+    /// Takes the next revision.
+    fn take_revision(&mut self) -> u64 {
+        let rev = self.revision.saturating_add(1).max(self.next_floor);
+        self.revision = rev;
+        self.next_floor = 0;
+        rev
+    }
+
+    /// The object exactly as GET returns it.
+    pub fn get(&self, r: &ObjectRef) -> Option<&Value> {
+        self.objects.get(r).map(|e| &e.object)
+    }
+
+    /// The object's `metadata.resourceVersion` as a number (the revision of its last write).
+    pub fn resource_version(&self, r: &ObjectRef) -> Option<u64> {
+        let rv = self
+            .get(r)?
+            .get("metadata")?
+            .get("resourceVersion")?
+            .as_str()?;
+        rv.parse().ok()
+    }
+
+    /// Every object, ordered by resource (ConfigMaps, Deployments, then custom resources by
+    /// plural and group), namespace and name.
+    pub fn objects(&self) -> impl Iterator<Item = (&ObjectRef, &Value)> + '_ {
+        self.objects.iter().map(|(r, e)| (r, &e.object))
+    }
+
+    /// The event log: one ADDED / MODIFIED / DELETED per accepted, effective write.
+    pub fn events(&self) -> &[WatchEvent] {
+        &self.events
+    }
+
+    /// Who set each tracked leaf of an object, by scenario-language path (see `provenance`).
+    pub fn provenance(&self, r: &ObjectRef) -> Option<&BTreeMap<String, Provenance>> {
+        self.objects.get(r).map(|e| &e.provenance)
+    }
 }

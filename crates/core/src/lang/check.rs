@@ -1,0 +1,356 @@
+//! Semantic checks on a parsed (possibly partial) scenario: the diagnostics the editor shows
+//! live besides syntax errors.
+
+use super::ast::*;
+use super::diagnostic::Diagnostic;
+use super::keywords;
+use super::limits::{
+    MAX_CLIENTS, MAX_EXPECTATIONS, MAX_OBJECTS, MAX_SCHEDULE_COUNT, MAX_STATEMENTS_PER_CLIENT,
+};
+use super::parse::Drafts;
+
+/// Runs every check and appends its diagnostics.
+pub(crate) fn check(src: &str, sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnostic>) {
+    clients(src, sc, drafts, diags);
+    expectations(sc, drafts, diags);
+    schedule(src, sc, drafts, diags);
+    if let Some(o) = sc.objects.get(MAX_OBJECTS) {
+        diags.push(Diagnostic::error(
+            o.span,
+            format!("too many setup objects (the limit is {MAX_OBJECTS})"),
+        ));
+    }
+    if let Some(e) = sc.expectations.get(MAX_EXPECTATIONS) {
+        diags.push(Diagnostic::error(
+            e.span,
+            format!("too many expectations (the limit is {MAX_EXPECTATIONS})"),
+        ));
+    }
+}
+
+/// The span of bytes `start..end`, with its line and column computed from the text.
+pub(crate) fn span_at(src: &str, start: u32, end: u32) -> Span {
+    let s = (start as usize).min(src.len());
+    let before = src.get(..s).unwrap_or("");
+    let line = before.matches('\n').count() as u32 + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col = before.get(line_start..).map_or(0, |l| l.chars().count()) as u32 + 1;
+    Span {
+        start,
+        end: end.max(start),
+        line,
+        col,
+    }
+}
+
+fn clients(src: &str, sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnostic>) {
+    for (i, c) in sc.clients.iter().enumerate() {
+        let (name_span, clean) = drafts.clients.get(i).copied().unwrap_or((c.span, false));
+        if i == MAX_CLIENTS {
+            diags.push(
+                Diagnostic::error(
+                    c.span,
+                    format!("too many clients: at most {MAX_CLIENTS}, one per letter a to z"),
+                )
+                .with_hint("remove clients, or split the scenario"),
+            );
+        }
+        if !c.name.is_empty() {
+            if let Some(first) = sc.clients[..i].iter().find(|o| o.name == c.name) {
+                diags.push(
+                    Diagnostic::error(name_span, format!("client `{}` is declared twice", c.name))
+                        .with_hint(format!(
+                            "the first `client {}` is at line {}; give each client its own name",
+                            c.name, first.span.line
+                        )),
+                );
+            }
+        }
+        let mut count = 0usize;
+        count_statements(&c.body, &mut count, diags);
+        if clean {
+            let mut assigned: Vec<String> = Vec::new();
+            assignments(src, &c.name, &c.body, &mut assigned, diags);
+        }
+        retry_warnings(&c.body, diags);
+    }
+}
+
+fn count_statements(body: &[Stmt], count: &mut usize, diags: &mut Vec<Diagnostic>) {
+    for s in body {
+        *count += 1;
+        if *count == MAX_STATEMENTS_PER_CLIENT + 1 {
+            diags.push(Diagnostic::error(
+                s.span,
+                format!(
+                    "too many statements in this client (the limit is {MAX_STATEMENTS_PER_CLIENT})"
+                ),
+            ));
+        }
+        if let StmtKind::Retry { body, .. } = &s.kind {
+            count_statements(body, count, diags);
+        }
+    }
+}
+
+/// Use before assignment, flow-sensitively over straight-line code and `retry` blocks: a `retry`
+/// body runs from its top with what was assigned before it (its first attempt), and after the
+/// block everything it assigned is assigned (the block completed). Each variable is reported
+/// once.
+fn assignments(
+    src: &str,
+    client: &str,
+    body: &[Stmt],
+    assigned: &mut Vec<String>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for s in body {
+        match &s.kind {
+            StmtKind::Get { var, .. } => assign(assigned, var),
+            StmtKind::Assign { var, path, value } => {
+                uses(src, client, value, assigned, diags);
+                if !path.is_empty() {
+                    let span = span_at(src, s.span.start, s.span.start + var.len() as u32);
+                    used(client, var, span, assigned, diags);
+                }
+                assign(assigned, var);
+            }
+            StmtKind::Update { var } => {
+                let start = s.span.end.saturating_sub(var.len() as u32);
+                let span = span_at(src, start, s.span.end);
+                used(client, var, span, assigned, diags);
+            }
+            StmtKind::Create { var, body, .. } => {
+                if let Some(b) = body {
+                    uses(src, client, b, assigned, diags);
+                }
+                if let Some(v) = var {
+                    assign(assigned, v);
+                }
+            }
+            StmtKind::Patch { var, body, .. } | StmtKind::Apply { var, body, .. } => {
+                uses(src, client, body, assigned, diags);
+                if let Some(v) = var {
+                    assign(assigned, v);
+                }
+            }
+            StmtKind::Delete {
+                resource_version,
+                uid,
+                ..
+            } => {
+                for e in [resource_version, uid].into_iter().flatten() {
+                    uses(src, client, e, assigned, diags);
+                }
+            }
+            StmtKind::Sleep { .. } => {}
+            StmtKind::Retry { body, .. } => assignments(src, client, body, assigned, diags),
+        }
+    }
+}
+
+fn assign(assigned: &mut Vec<String>, var: &str) {
+    if !assigned.iter().any(|a| a == var) {
+        assigned.push(var.to_string());
+    }
+}
+
+fn used(
+    client: &str,
+    var: &str,
+    span: Span,
+    assigned: &mut Vec<String>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    if assigned.iter().any(|a| a == var) {
+        return;
+    }
+    diags.push(
+        Diagnostic::error(
+            span,
+            format!("`{var}` is used before it is assigned in client `{client}`"),
+        )
+        .with_hint(format!(
+            "assign it first, e.g. `{var} = get configmap/NAME`"
+        )),
+    );
+    // Report each variable once.
+    assigned.push(var.to_string());
+}
+
+fn uses(
+    src: &str,
+    client: &str,
+    e: &Expr,
+    assigned: &mut Vec<String>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    match &e.kind {
+        ExprKind::Literal(_) => {}
+        ExprKind::Var { name, .. } => {
+            let span = span_at(src, e.span.start, e.span.start + name.len() as u32);
+            used(client, name, span, assigned, diags);
+        }
+        ExprKind::Object(entries) => {
+            for (_, v) in entries {
+                uses(src, client, v, assigned, diags);
+            }
+        }
+        ExprKind::Array(items) => {
+            for v in items {
+                uses(src, client, v, assigned, diags);
+            }
+        }
+        ExprKind::Binary { lhs, rhs, .. } => {
+            uses(src, client, lhs, assigned, diags);
+            uses(src, client, rhs, assigned, diags);
+        }
+    }
+}
+
+fn sends_request(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match &s.kind {
+        StmtKind::Get { .. }
+        | StmtKind::Update { .. }
+        | StmtKind::Create { .. }
+        | StmtKind::Patch { .. }
+        | StmtKind::Apply { .. }
+        | StmtKind::Delete { .. } => true,
+        StmtKind::Retry { body, .. } => sends_request(body),
+        StmtKind::Assign { .. } | StmtKind::Sleep { .. } => false,
+    })
+}
+
+fn retry_warnings(body: &[Stmt], diags: &mut Vec<Diagnostic>) {
+    for s in body {
+        if let StmtKind::Retry { body, .. } = &s.kind {
+            if !body.is_empty() && !sends_request(body) {
+                diags.push(
+                    Diagnostic::warning(
+                        s.span,
+                        "this `retry` block sends no request, so it never sees a conflict",
+                    )
+                    .with_hint(
+                        "put the read-modify-write (`get`, edits, `update`) inside the block",
+                    ),
+                );
+            }
+            retry_warnings(body, diags);
+        }
+    }
+}
+
+fn client_list(sc: &Scenario) -> String {
+    sc.clients
+        .iter()
+        .take(MAX_CLIENTS)
+        .enumerate()
+        .map(|(i, c)| format!("{} = {}", (b'a' + i as u8) as char, c.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn expectations(sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnostic>) {
+    for (name, span) in &drafts.expect_clients {
+        if sc.clients.iter().any(|c| c.name == *name) {
+            continue;
+        }
+        let mut d = Diagnostic::error(*span, format!("no client is named `{name}`"));
+        let names = sc.clients.iter().map(|c| c.name.as_str());
+        d = if let Some(s) = keywords::closest(name, names) {
+            d.with_hint(format!("did you mean `{s}`?"))
+        } else if sc.clients.is_empty() {
+            d.with_hint("declare it with `client NAME:`")
+        } else {
+            let all: Vec<&str> = sc.clients.iter().map(|c| c.name.as_str()).collect();
+            d.with_hint(format!("the clients are: {}", all.join(", ")))
+        };
+        diags.push(d);
+    }
+}
+
+/// Schedule tokens: client letters with optional run-length counts (`a3b2a`), §7.
+fn schedule(src: &str, sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnostic>) {
+    let Some((token, span)) = &sc.schedule else {
+        return;
+    };
+    // Point at single characters when the literal is written without escapes.
+    let raw = src
+        .get(span.start as usize + 1..(span.end as usize).saturating_sub(1))
+        .unwrap_or("");
+    let precise = raw == token.as_str() && token.is_ascii();
+    let at = |i: usize, len: usize| {
+        if precise {
+            span_at(
+                src,
+                span.start + 1 + i as u32,
+                span.start + 1 + (i + len) as u32,
+            )
+        } else {
+            *span
+        }
+    };
+    let hint = "a schedule lists client letters with optional counts, e.g. \"abaabb\" or \"a3b2a\"";
+    let n = sc.clients.len().min(MAX_CLIENTS);
+    let chars: Vec<char> = token.chars().collect();
+    let mut reported: Vec<char> = Vec::new();
+    let mut i = 0usize;
+    let mut byte = 0usize; // the byte offset of chars[i]
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_ascii_lowercase() {
+            let letter = (c as u8 - b'a') as usize;
+            let mut j = i + 1;
+            while j < chars.len() && chars[j].is_ascii_digit() {
+                j += 1;
+            }
+            if j > i + 1 {
+                let digits: String = chars[i + 1..j].iter().collect();
+                let count = digits.parse::<u32>().ok();
+                if !count.is_some_and(|k| (1..=MAX_SCHEDULE_COUNT).contains(&k)) {
+                    diags.push(
+                        Diagnostic::error(
+                            at(byte + 1, j - i - 1),
+                            format!(
+                                "schedule count `{digits}` must be from 1 to {MAX_SCHEDULE_COUNT}"
+                            ),
+                        )
+                        .with_hint(hint),
+                    );
+                }
+            }
+            if letter >= n && drafts.clients_complete && !reported.contains(&c) {
+                reported.push(c);
+                let have = if n == 0 {
+                    "this scenario has no clients".to_string()
+                } else {
+                    format!(
+                        "this scenario has {n} client{}: {}",
+                        if n == 1 { "" } else { "s" },
+                        client_list(sc)
+                    )
+                };
+                diags.push(
+                    Diagnostic::error(
+                        at(byte, 1),
+                        format!("schedule letter `{c}` names no client"),
+                    )
+                    .with_hint(have),
+                );
+            }
+            byte += j - i; // letters and digits are one byte each
+            i = j;
+        } else {
+            let what = if c.is_ascii_digit() {
+                format!("a count `{c}` must follow a client letter")
+            } else {
+                format!("`{}` is not a client letter", c.escape_debug())
+            };
+            diags.push(
+                Diagnostic::error(at(byte, 1), format!("invalid schedule token: {what}"))
+                    .with_hint(hint),
+            );
+            break;
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! Token classes for the editor's syntax highlighting.
+
+use super::ast::Span;
+use super::keywords::{is_reserved, CONTEXTUAL};
+use super::lexer::{lex, Punct, Tok};
+
+/// What a piece of text is, for colouring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TokenClass {
+    Keyword,
+    String,
+    Number,
+    Comment,
+    Identifier,
+    /// An object reference `configmap/my-config`, or the namespace after `in`.
+    Reference,
+    Duration,
+    Punctuation,
+}
+
+impl TokenClass {
+    /// A short CSS-friendly name (`keyword`, `string`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenClass::Keyword => "keyword",
+            TokenClass::String => "string",
+            TokenClass::Number => "number",
+            TokenClass::Comment => "comment",
+            TokenClass::Identifier => "identifier",
+            TokenClass::Reference => "reference",
+            TokenClass::Duration => "duration",
+            TokenClass::Punctuation => "punctuation",
+        }
+    }
+}
+
+/// The classified pieces of `src`, in text order, without overlaps. Works on any text, broken
+/// or not (it only lexes), and never panics. Text between pieces (spaces, unknown characters)
+/// has no class.
+pub fn highlight(src: &str) -> Vec<(Span, TokenClass)> {
+    let lexed = lex(src);
+    let mut out: Vec<(Span, TokenClass)> = Vec::with_capacity(lexed.tokens.len());
+    let mut after_dot = false;
+    for t in &lexed.tokens {
+        let class = match &t.tok {
+            Tok::Word(w) => {
+                if !after_dot && (is_reserved(w) || CONTEXTUAL.contains(&w.as_str())) {
+                    Some(TokenClass::Keyword)
+                } else {
+                    Some(TokenClass::Identifier)
+                }
+            }
+            Tok::Ref { .. } | Tok::Name(_) => Some(TokenClass::Reference),
+            Tok::Str(_) => Some(TokenClass::String),
+            Tok::Num(_) => Some(TokenClass::Number),
+            Tok::Duration(_) => Some(TokenClass::Duration),
+            Tok::Punct(_) => Some(TokenClass::Punctuation),
+            Tok::Newline | Tok::Indent | Tok::Dedent | Tok::Eof => None,
+        };
+        after_dot = t.tok == Tok::Punct(Punct::Dot);
+        if let Some(c) = class {
+            if t.span.end > t.span.start {
+                out.push((t.span, c));
+            }
+        }
+    }
+    out.extend(
+        lexed
+            .comments
+            .iter()
+            .filter(|s| s.end > s.start)
+            .map(|s| (*s, TokenClass::Comment)),
+    );
+    out.sort_by_key(|(s, _)| s.start);
+    out
+}

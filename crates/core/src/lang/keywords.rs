@@ -1,0 +1,126 @@
+//! The language's words: reserved keywords, the words statements start with, and "did you
+//! mean" suggestions.
+
+/// Words that can never be identifiers (variables, client names).
+pub const RESERVED: &[&str] = &[
+    "title", "about", "object", "client", "schedule", "expect", "get", "update", "replace",
+    "create", "patch", "apply", "delete", "sleep", "retry", "true", "false", "null", "in", "as",
+    "with",
+];
+
+/// Words that start a top-level statement.
+pub const TOP_LEVEL: &[&str] = &["title", "about", "object", "client", "schedule", "expect"];
+
+/// Words that start a client statement.
+pub const CLIENT_STATEMENTS: &[&str] = &[
+    "get", "update", "replace", "create", "patch", "apply", "delete", "sleep", "retry",
+];
+
+/// Words with a meaning in one place only (`retry on conflict`, `at resourceVersion`, …); they
+/// stay usable as identifiers and field names, and the highlighter shows them as keywords.
+pub const CONTEXTUAL: &[&str] = &[
+    "at",
+    "resourceVersion",
+    "on",
+    "conflict",
+    "merge",
+    "json",
+    "strategic",
+    "force",
+    "precondition",
+    "uid",
+    "no",
+    "lost",
+    "updates",
+    "exists",
+    "is",
+    "deleted",
+    "succeeds",
+    "fails",
+    "all",
+    "clients",
+    "succeed",
+    "DefaultRetry",
+    "DefaultBackoff",
+    "backoff",
+];
+
+/// Kubernetes `StatusReason`s an `expect CLIENT fails with REASON` may name.
+pub const REASONS: &[&str] = &[
+    "Conflict",
+    "AlreadyExists",
+    "NotFound",
+    "Invalid",
+    "Gone",
+    "BadRequest",
+    "Forbidden",
+    "Unauthorized",
+    "MethodNotAllowed",
+    "UnsupportedMediaType",
+    "RequestEntityTooLarge",
+    "TooManyRequests",
+    "Timeout",
+    "ServerTimeout",
+    "InternalError",
+];
+
+/// True when `word` is reserved.
+pub fn is_reserved(word: &str) -> bool {
+    RESERVED.contains(&word)
+}
+
+/// True when `word` is an identifier: `[A-Za-z_][A-Za-z0-9_]*`.
+pub fn is_identifier(word: &str) -> bool {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The candidate closest to `word` by edit distance, if it is close enough to be a typo.
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = ((word.chars().count() + 1) / 3).clamp(1, 3);
+    let lower = word.to_ascii_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(&lower, &c.to_ascii_lowercase()), c))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance in characters (inputs are short: words of one line).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().take(64).collect();
+    let b: Vec<char> = b.chars().take(64).collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(
+            closest("updat", CLIENT_STATEMENTS.iter().copied()),
+            Some("update")
+        );
+        assert_eq!(
+            closest("retyr", CLIENT_STATEMENTS.iter().copied()),
+            Some("retry")
+        );
+        assert_eq!(closest("zzzzzz", CLIENT_STATEMENTS.iter().copied()), None);
+        assert!(is_identifier("obj_2") && !is_identifier("2obj") && !is_identifier("my-x"));
+    }
+}

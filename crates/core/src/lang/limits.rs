@@ -1,0 +1,33 @@
+//! The limits the parser enforces, in one place. Each one is reported as a diagnostic that
+//! names the limit; none of them can make the parser panic or run away.
+
+/// The largest scenario text accepted, in bytes (64 KiB).
+pub const MAX_SOURCE_BYTES: usize = 64 * 1024;
+/// At most this many clients (one schedule letter each, `a` to `z`).
+pub const MAX_CLIENTS: usize = 26;
+/// At most this many statements in one client, counting those inside `retry` blocks.
+pub const MAX_STATEMENTS_PER_CLIENT: usize = 200;
+/// At most this many setup objects.
+pub const MAX_OBJECTS: usize = 100;
+/// At most this many `expect` lines.
+pub const MAX_EXPECTATIONS: usize = 100;
+/// Brackets (`{`, `[`, `(`) and indented blocks may nest at most this deep.
+pub const MAX_NESTING_DEPTH: usize = 8;
+/// The longest string literal, in bytes after escapes are decoded.
+pub const MAX_STRING_BYTES: usize = 16 * 1024;
+/// The longest number literal, in characters.
+pub const MAX_NUMBER_CHARS: usize = 32;
+/// The longest duration: one day, in nanoseconds.
+pub const MAX_DURATION_NANOS: u64 = 24 * 60 * 60 * 1_000_000_000;
+/// The largest `steps` of a `backoff(…)` policy.
+pub const MAX_RETRY_STEPS: u32 = 100;
+/// The largest array index in a path (`spec.containers[0]`).
+pub const MAX_INDEX: u32 = 10_000;
+/// The largest run-length count in a schedule token (`a3b2`).
+pub const MAX_SCHEDULE_COUNT: u32 = 10_000;
+/// The longest object name (a DNS subdomain).
+pub const MAX_NAME_CHARS: usize = 253;
+/// The longest namespace (a DNS label).
+pub const MAX_NAMESPACE_CHARS: usize = 63;
+/// At most this many diagnostics are reported for one text.
+pub const MAX_DIAGNOSTICS: usize = 100;

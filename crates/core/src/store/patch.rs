@@ -1,0 +1,256 @@
+//! PATCH bodies (kubernetes-semantics.md §3): JSON patch (RFC 6902) and merge patch (RFC 7386)
+//! through the `json-patch` crate, and a strategic merge patch for the built-in kinds.
+//!
+//! Errors are the handler's: a JSON patch that is not a list of operations is a 400 (decode),
+//! one that fails to apply (a failed `test`, a missing path, an unknown op) is the generic 422
+//! with empty details; a merge patch that is not a JSON object is a 400. Strategic merge patch:
+//! maps merge, `null` deletes, list-maps (containers, env, volumes by `name`) merge by key,
+//! other lists are replaced; the directives `$patch: delete` (on a list item or a map) and
+//! `$patch: replace` (on a map) are honoured, other `$…` directives are dropped.
+
+use super::status;
+use super::{Resource, Response};
+use serde_json::{Map, Value};
+
+/// The patch types, by content type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PatchType {
+    Json,
+    Merge,
+    Strategic,
+    Apply,
+}
+
+impl PatchType {
+    /// The patch type of a content type (parameters after `;` ignored).
+    pub fn from_content_type(ct: Option<&str>) -> Option<PatchType> {
+        let ct = ct?.split(';').next()?.trim();
+        match ct {
+            "application/json-patch+json" => Some(PatchType::Json),
+            "application/merge-patch+json" => Some(PatchType::Merge),
+            "application/strategic-merge-patch+json" => Some(PatchType::Strategic),
+            "application/apply-patch+yaml" => Some(PatchType::Apply),
+            _ => None,
+        }
+    }
+}
+
+/// The media types a resource accepts for PATCH (the 415's list).
+pub(crate) fn accepted(res: &Resource) -> &'static [&'static str] {
+    match res {
+        Resource::Custom { .. } => &[
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/apply-patch+yaml",
+        ],
+        _ => &[
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+            "application/apply-patch+yaml",
+        ],
+    }
+}
+
+/// Applies a JSON, merge or strategic patch to `doc`.
+pub(crate) fn apply_patch(
+    res: &Resource,
+    ty: PatchType,
+    doc: &Value,
+    patch: &Value,
+) -> Result<Value, Response> {
+    match ty {
+        PatchType::Json => {
+            let Value::Array(ops) = patch else {
+                return Err(status::bad_request(&format!(
+                    "json: cannot unmarshal {} into Go value of type jsonpatch.Patch",
+                    json_kind(patch)
+                )));
+            };
+            if ops.len() > 10_000 {
+                return Err(status::request_entity_too_large(&format!(
+                    "The allowed maximum operations in a JSON patch is 10000, got {}",
+                    ops.len()
+                )));
+            }
+            let ops: json_patch::Patch =
+                serde_json::from_value(patch.clone()).map_err(|_| status::patch_apply_error())?;
+            let mut out = doc.clone();
+            json_patch::patch(&mut out, &ops).map_err(|_| status::patch_apply_error())?;
+            Ok(out)
+        }
+        PatchType::Merge => {
+            if !patch.is_object() {
+                return Err(status::bad_request("Invalid JSON Patch"));
+            }
+            let mut out = doc.clone();
+            json_patch::merge(&mut out, patch);
+            Ok(out)
+        }
+        PatchType::Strategic => {
+            if !patch.is_object() {
+                return Err(status::bad_request(&format!(
+                    "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                    json_kind(patch)
+                )));
+            }
+            let mut spath = Vec::new();
+            Ok(strategic(res, doc, patch, &mut spath))
+        }
+        PatchType::Apply => Ok(patch.clone()),
+    }
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn directive(v: &Value) -> Option<&str> {
+    v.as_object()?.get("$patch")?.as_str()
+}
+
+fn strip_directives(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, v)| !k.starts_with('$') && !v.is_null())
+                .map(|(k, v)| (k.clone(), strip_directives(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(
+            a.iter()
+                .filter(|i| directive(i).is_none())
+                .map(strip_directives)
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn list_map_key(res: &Resource, spath: &[String]) -> Option<&'static str> {
+    match (res, spath.last().map(String::as_str)) {
+        (
+            Resource::Deployment,
+            Some("containers" | "initContainers" | "ephemeralContainers" | "env" | "volumes"),
+        ) => Some("name"),
+        (Resource::Deployment, Some("volumeMounts")) => Some("mountPath"),
+        _ => None,
+    }
+}
+
+fn strategic(res: &Resource, doc: &Value, patch: &Value, spath: &mut Vec<String>) -> Value {
+    match patch {
+        Value::Object(p) => {
+            if directive(patch) == Some("replace") {
+                return strip_directives(patch);
+            }
+            let mut out: Map<String, Value> = doc.as_object().cloned().unwrap_or_default();
+            for (k, v) in p {
+                if k.starts_with('$') {
+                    continue;
+                }
+                if v.is_null() || directive(v) == Some("delete") {
+                    out.shift_remove(k);
+                    continue;
+                }
+                spath.push(k.clone());
+                let merged = strategic(res, out.get(k).unwrap_or(&Value::Null), v, spath);
+                spath.pop();
+                out.insert(k.clone(), merged);
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => {
+            let (Some(key), Value::Array(current)) = (list_map_key(res, spath), doc) else {
+                return strip_directives(patch);
+            };
+            if items.iter().any(|i| directive(i) == Some("replace")) {
+                return strip_directives(patch);
+            }
+            let mut out = current.clone();
+            spath.push("[]".into());
+            for item in items {
+                let Some(k) = item.get(key) else {
+                    continue;
+                };
+                let pos = out.iter().position(|c| c.get(key) == Some(k));
+                match (directive(item), pos) {
+                    (Some("delete"), Some(i)) => {
+                        out.remove(i);
+                    }
+                    (Some("delete"), None) => {}
+                    (_, Some(i)) => out[i] = strategic(res, &out[i], item, spath),
+                    (_, None) => out.push(strip_directives(item)),
+                }
+            }
+            spath.pop();
+            Value::Array(out)
+        }
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn strategic_merges_containers_by_name() {
+        let doc = json!({"spec": {"template": {"spec": {"containers": [
+            {"name": "app", "image": "a:1"}, {"name": "side", "image": "s:1"}]}}}});
+        let patch = json!({"spec": {"template": {"spec": {"containers": [
+            {"name": "app", "image": "a:2"}, {"name": "side", "$patch": "delete"}, {"name": "new", "image": "n"}]}}}});
+        let out = apply_patch(&Resource::Deployment, PatchType::Strategic, &doc, &patch).unwrap();
+        assert_eq!(
+            out["spec"]["template"]["spec"]["containers"],
+            json!([{"name": "app", "image": "a:2"}, {"name": "new", "image": "n"}])
+        );
+        let out = apply_patch(
+            &Resource::ConfigMap,
+            PatchType::Strategic,
+            &json!({"data": {"a": "1", "b": "2"}}),
+            &json!({"data": {"a": null, "c": "3"}}),
+        )
+        .unwrap();
+        assert_eq!(out, json!({"data": {"b": "2", "c": "3"}}));
+        let out = apply_patch(
+            &Resource::ConfigMap,
+            PatchType::Strategic,
+            &json!({"data": {"a": "1"}}),
+            &json!({"data": {"$patch": "replace", "z": "9"}}),
+        )
+        .unwrap();
+        assert_eq!(out, json!({"data": {"z": "9"}}));
+    }
+
+    #[test]
+    fn json_patch_errors() {
+        let doc = json!({"data": {"a": "1"}});
+        let bad_test = json!([{"op": "test", "path": "/data/a", "value": "2"}]);
+        assert_eq!(
+            apply_patch(&Resource::ConfigMap, PatchType::Json, &doc, &bad_test)
+                .unwrap_err()
+                .code,
+            422
+        );
+        assert_eq!(
+            apply_patch(&Resource::ConfigMap, PatchType::Json, &doc, &json!({}))
+                .unwrap_err()
+                .code,
+            400
+        );
+        let ok = json!([{"op": "replace", "path": "/data/a", "value": "2"}]);
+        assert_eq!(
+            apply_patch(&Resource::ConfigMap, PatchType::Json, &doc, &ok).unwrap(),
+            json!({"data": {"a": "2"}})
+        );
+    }
+}

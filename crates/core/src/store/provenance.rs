@@ -1,0 +1,194 @@
+//! Provenance of leaf fields and lost-update detection (scenario-language.md §6).
+//!
+//! - A **leaf** is a scalar (string, number, bool, null) or an **array, taken whole** (an array
+//!   is one leaf at its own path: `spec.template.spec.containers`); objects are not leaves.
+//! - Paths use the scenario language's syntax: identifiers joined by `.`, other keys as
+//!   `["…"]` (`data.key`, `data["app.properties"]`, `metadata.labels.app`).
+//! - Not tracked: `kind`, `apiVersion`, and the identity and system fields of `metadata`
+//!   (`name`, `namespace`, `generateName`, `selfLink`, `uid`, `resourceVersion`, `generation`,
+//!   `creationTimestamp`, `managedFields`).
+//! - A write records `(writer, revision)` for every leaf whose value it changes or adds; a leaf
+//!   written with the value it already has **keeps its old provenance** (nothing was lost or
+//!   learnt); removed leaves lose their provenance.
+//! - A write's lost updates are the leaves it changes or removes whose current value was
+//!   written by another writer at a revision after the write's base.
+//! - A delete loses at most one update, reported with path `""`: the latest write to the object
+//!   by another writer after the deleter's base (any write counts, including one that only
+//!   removed fields).
+
+use super::{Actor, LostUpdate, Provenance};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+const UNTRACKED_META: &[&str] = &[
+    "name",
+    "namespace",
+    "generateName",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "managedFields",
+];
+
+fn is_ident(k: &str) -> bool {
+    let mut cs = k.chars();
+    matches!(cs.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && cs.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Appends one key to a path in the scenario language's syntax.
+pub fn join_path(base: &str, key: &str) -> String {
+    if is_ident(key) {
+        if base.is_empty() {
+            key.to_string()
+        } else {
+            format!("{base}.{key}")
+        }
+    } else {
+        format!("{base}[{}]", Value::String(key.into()))
+    }
+}
+
+fn collect(v: &Value, path: String, out: &mut BTreeMap<String, Value>) {
+    match v {
+        Value::Object(m) => {
+            for (k, c) in m {
+                collect(c, join_path(&path, k), out);
+            }
+        }
+        other => {
+            out.insert(path, other.clone());
+        }
+    }
+}
+
+/// The tracked leaves of an object, by path.
+pub(crate) fn leaves(obj: &Value) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    let Some(o) = obj.as_object() else {
+        return out;
+    };
+    for (k, v) in o {
+        match k.as_str() {
+            "kind" | "apiVersion" => {}
+            "metadata" => {
+                if let Some(m) = v.as_object() {
+                    for (mk, mv) in m {
+                        if !UNTRACKED_META.contains(&mk.as_str()) {
+                            collect(mv, join_path("metadata", mk), &mut out);
+                        }
+                    }
+                }
+            }
+            _ => collect(v, join_path("", k), &mut out),
+        }
+    }
+    out
+}
+
+/// Provenance after a write of `new` over `old`, and the updates that write lost.
+pub(crate) fn track(
+    prov: &BTreeMap<String, Provenance>,
+    old: Option<&Value>,
+    new: &Value,
+    actor: &Actor,
+    revision: u64,
+    object: &str,
+) -> (BTreeMap<String, Provenance>, Vec<LostUpdate>) {
+    let before = old.map(leaves).unwrap_or_default();
+    let after = leaves(new);
+    let mut lost = Vec::new();
+    let mut out = BTreeMap::new();
+    let mut check = |path: &str| {
+        if let Some(p) = prov.get(path) {
+            if p.writer != actor.name && p.revision > actor.base_revision {
+                lost.push(LostUpdate {
+                    object: object.to_string(),
+                    path: path.to_string(),
+                    writer: actor.name.clone(),
+                    overwritten_writer: p.writer.clone(),
+                    overwritten_revision: p.revision,
+                    base_revision: actor.base_revision,
+                    revision,
+                });
+            }
+        }
+    };
+    for (path, v) in &after {
+        match before.get(path) {
+            Some(old_v) if old_v == v => {
+                if let Some(p) = prov.get(path) {
+                    out.insert(path.clone(), p.clone());
+                }
+            }
+            Some(_) => {
+                check(path);
+                out.insert(path.clone(), fresh(actor, revision));
+            }
+            None => {
+                out.insert(path.clone(), fresh(actor, revision));
+            }
+        }
+    }
+    for path in before.keys() {
+        if !after.contains_key(path) {
+            check(path);
+        }
+    }
+    (out, lost)
+}
+
+fn fresh(actor: &Actor, revision: u64) -> Provenance {
+    Provenance {
+        writer: actor.name.clone(),
+        revision,
+    }
+}
+
+/// The update a delete loses, if any (see the module docs).
+pub(crate) fn lost_on_delete(
+    writers: &BTreeMap<String, u64>,
+    actor: &Actor,
+    revision: u64,
+    object: &str,
+) -> Option<LostUpdate> {
+    writers
+        .iter()
+        .filter(|(w, r)| **w != actor.name && **r > actor.base_revision)
+        .max_by_key(|(_, r)| **r)
+        .map(|(w, r)| LostUpdate {
+            object: object.to_string(),
+            path: String::new(),
+            writer: actor.name.clone(),
+            overwritten_writer: w.clone(),
+            overwritten_revision: *r,
+            base_revision: actor.base_revision,
+            revision,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn paths_in_scenario_syntax() {
+        let obj = json!({"kind": "ConfigMap", "metadata": {"name": "x", "resourceVersion": "3",
+            "labels": {"app": "a", "example.com/owner": "o"}},
+            "data": {"key": "v", "app.properties": "p"}, "spec": {"list": [1, 2]}});
+        let keys: Vec<String> = leaves(&obj).into_keys().collect();
+        assert_eq!(
+            keys,
+            vec![
+                "data.key",
+                "data[\"app.properties\"]",
+                "metadata.labels.app",
+                "metadata.labels[\"example.com/owner\"]",
+                "spec.list",
+            ]
+        );
+    }
+}

@@ -1,0 +1,722 @@
+//! The scenario language: parsing, diagnostics, highlighting.
+
+use rvlab_core::lang::ast::*;
+use rvlab_core::lang::{parse, render_all, Parsed};
+use rvlab_core::store::Resource;
+
+const SEED: &str = r#"title "Two writers, one stale read"
+
+object configmap/my-config at resourceVersion 100:
+    data.key = "initial"
+
+client alice:
+    obj = get configmap/my-config
+    obj.data.key = "from-alice"
+    update obj
+
+client bob:
+    obj = get configmap/my-config
+    obj.data.key = "from-bob"
+    update obj
+
+schedule "abaabb"
+expect no lost updates
+"#;
+
+fn ok(src: &str) -> Scenario {
+    let p = parse(src);
+    match p.scenario {
+        Some(s) => s,
+        None => panic!(
+            "expected a scenario, got:\n{}",
+            render_all(&p.diagnostics, "t.rvl", src)
+        ),
+    }
+}
+
+fn errors(src: &str) -> String {
+    let p: Parsed = parse(src);
+    assert!(p.scenario.is_none(), "expected errors for:\n{src}");
+    render_all(&p.diagnostics, "t.rvl", src)
+}
+
+#[test]
+fn seed_story_parses() {
+    let s = ok(SEED);
+    assert_eq!(s.title.as_deref(), Some("Two writers, one stale read"));
+    assert_eq!(s.objects.len(), 1);
+    let o = &s.objects[0];
+    assert_eq!(o.target.resource, Resource::ConfigMap);
+    assert_eq!(o.target.name, "my-config");
+    assert_eq!(o.target.namespace, "default");
+    assert_eq!(o.at_revision, Some(100));
+    assert_eq!(s.clients.len(), 2);
+    assert_eq!(s.clients[0].name, "alice");
+    let body = &s.clients[1].body;
+    assert_eq!(body.len(), 3);
+    assert!(
+        matches!(&body[0].kind, StmtKind::Get { var, target } if var == "obj" && target.name == "my-config")
+    );
+    assert_eq!(body[1].text, "obj.data.key = \"from-bob\"");
+    assert!(matches!(&body[2].kind, StmtKind::Update { var } if var == "obj"));
+    assert_eq!(s.schedule.as_ref().map(|(t, _)| t.as_str()), Some("abaabb"));
+    assert_eq!(s.expectations.len(), 1);
+    assert_eq!(s.expectations[0].kind, ExpectKind::NoLostUpdates);
+    assert_eq!(s.expectations[0].text, "no lost updates");
+}
+
+#[test]
+fn seed_story_with_the_retry_fix() {
+    let fixed = SEED.replace(
+        "client bob:\n    obj = get configmap/my-config\n    obj.data.key = \"from-bob\"\n    update obj\n",
+        "client bob:\n    retry on conflict:\n        obj = get configmap/my-config\n        obj.data.key = \"from-bob\"\n        update obj\n",
+    );
+    assert_ne!(fixed, SEED);
+    let s = ok(&fixed);
+    let bob = &s.clients[1];
+    assert_eq!(bob.body.len(), 1);
+    let retry = &bob.body[0];
+    assert_eq!(retry.text, "retry on conflict:");
+    assert_eq!(retry.span.line, 12);
+    assert_eq!(retry.span.col, 5);
+    let StmtKind::Retry { policy, body } = &retry.kind else {
+        panic!("not a retry: {retry:?}");
+    };
+    assert_eq!(*policy, Backoff::default_retry());
+    assert_eq!(body.len(), 3);
+    assert_eq!(body[2].text, "update obj");
+    assert_eq!(body[2].span.line, 15);
+    assert_eq!(body[2].span.col, 9);
+}
+
+/// Every statement form of §4, in one client.
+const ALL_STATEMENTS: &str = r#"
+title "every statement"
+about """
+    A paragraph
+    over two lines.
+    """
+object configmap/a:
+    data.count = "1"
+    data["app.properties"] = "x=1"
+    metadata.labels.app = "web"
+object deploy/web in team-a at resourceVersion 10:
+    spec.replicas = 3
+object widgets.example.com/w1 = {"spec": {"size": 1, "tags": ["a", "b"]}, enabled: true}
+object cm/empty
+
+client c1:
+    obj = get configmap/a
+    obj.data.count = obj.data.count + 1
+    obj.metadata.resourceVersion = ""
+    update obj
+    replace obj
+    body = {"data": {"k": "v", "n": -2.5}, "list": [1, 2, null]}
+    created = create configmap/b body
+    create configmap/c
+    create configmap/d {data: {k: "v"}}
+    p1 = patch configmap/a merge {"data": {"count": "7"}}
+    patch configmap/a json [{"op": "test", "path": "/data/count", "value": "7"}, {"op": "remove", "path": "/data/count"}]
+    patch deployment/web in team-a strategic {"spec": {"replicas": 2}}
+    applied = apply configmap/a {"data": {"owner": "c1"}} as c1 force
+    apply configmap/a {"data": {"x": "y"}} as "kubectl"
+    delete configmap/b precondition resourceVersion created.metadata.resourceVersion precondition uid created.metadata.uid
+    delete configmap/c
+    sleep 1.5s
+    sleep 10ms
+    retry on conflict with DefaultBackoff:
+        obj = get configmap/a
+        update obj
+    retry on conflict with backoff(steps=3, duration=20ms, factor=2.0, jitter=0, cap=1s):
+        obj = get configmap/a
+        obj.data["x"] = ("a" + "b") - 1
+        update obj
+    retry on conflict with DefaultRetry:
+        update obj
+
+client c2:
+    x = 3  # a comment
+    # a full-line comment
+
+expect no lost updates
+expect configmap/a data.count == "7"
+expect configmap/a data["app.properties"] != "x=2"
+expect deployment/web in team-a spec.replicas == 2
+expect configmap/a exists
+expect configmap/b is deleted
+expect c1 succeeds
+expect c2 fails with Conflict
+expect all clients succeed
+schedule "a3b2a"
+"#;
+
+#[test]
+fn every_statement_form_parses() {
+    let s = ok(ALL_STATEMENTS);
+    assert_eq!(s.about.as_deref(), Some("A paragraph\nover two lines."));
+    // Setup objects and their revisions.
+    assert_eq!(s.objects.len(), 4);
+    assert!(
+        matches!(&s.objects[0].body, SetupBody::Fields(f) if f.len() == 3
+        && f[1].0 == vec![PathSeg::Key("data".into()), PathSeg::Key("app.properties".into())])
+    );
+    assert_eq!(s.objects[1].target.resource, Resource::Deployment);
+    assert_eq!(s.objects[1].target.namespace, "team-a");
+    assert_eq!(s.objects[1].at_revision, Some(10));
+    assert_eq!(
+        s.objects[2].target.resource,
+        Resource::Custom {
+            plural: "widgets".into(),
+            group: "example.com".into()
+        }
+    );
+    let SetupBody::Literal(lit) = &s.objects[2].body else {
+        panic!("literal body")
+    };
+    let ExprKind::Object(entries) = &lit.kind else {
+        panic!("object literal")
+    };
+    assert_eq!(
+        entries.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+        ["spec", "enabled"]
+    );
+    assert!(matches!(&s.objects[3].body, SetupBody::Fields(f) if f.is_empty()));
+
+    let b = &s.clients[0].body;
+    let kinds: Vec<&StmtKind> = b.iter().map(|s| &s.kind).collect();
+    assert!(matches!(kinds[0], StmtKind::Get { var, .. } if var == "obj"));
+    let StmtKind::Assign { var, path, value } = kinds[1] else {
+        panic!("assign")
+    };
+    assert_eq!(var, "obj");
+    assert_eq!(
+        path,
+        &vec![PathSeg::Key("data".into()), PathSeg::Key("count".into())]
+    );
+    assert!(matches!(
+        &value.kind,
+        ExprKind::Binary { op: BinOp::Add, .. }
+    ));
+    assert!(matches!(kinds[3], StmtKind::Update { var } if var == "obj"));
+    assert!(matches!(kinds[4], StmtKind::Update { var } if var == "obj"));
+    let StmtKind::Assign { path, value, .. } = kinds[5] else {
+        panic!("assign")
+    };
+    assert!(path.is_empty());
+    let ExprKind::Object(e) = &value.kind else {
+        panic!()
+    };
+    let ExprKind::Object(data) = &e[0].1.kind else {
+        panic!()
+    };
+    assert_eq!(data[1].1.kind, ExprKind::Literal(serde_json::json!(-2.5)));
+    assert!(
+        matches!(kinds[6], StmtKind::Create { var: Some(v), body: Some(_), .. } if v == "created")
+    );
+    assert!(
+        matches!(kinds[7], StmtKind::Create { var: None, body: None, target } if target.name == "c")
+    );
+    assert!(matches!(kinds[8], StmtKind::Create { body: Some(_), .. }));
+    assert!(matches!(
+        kinds[9],
+        StmtKind::Patch {
+            var: Some(_),
+            patch_type: PatchType::Merge,
+            ..
+        }
+    ));
+    assert!(
+        matches!(kinds[10], StmtKind::Patch { var: None, patch_type: PatchType::Json, body, .. }
+        if matches!(&body.kind, ExprKind::Array(a) if a.len() == 2))
+    );
+    assert!(
+        matches!(kinds[11], StmtKind::Patch { patch_type: PatchType::Strategic, target, .. }
+        if target.namespace == "team-a")
+    );
+    assert!(
+        matches!(kinds[12], StmtKind::Apply { var: Some(_), manager, force: true, .. } if manager == "c1")
+    );
+    assert!(
+        matches!(kinds[13], StmtKind::Apply { var: None, manager, force: false, .. } if manager == "kubectl")
+    );
+    assert!(matches!(
+        kinds[14],
+        StmtKind::Delete {
+            resource_version: Some(_),
+            uid: Some(_),
+            ..
+        }
+    ));
+    assert!(matches!(
+        kinds[15],
+        StmtKind::Delete {
+            resource_version: None,
+            uid: None,
+            ..
+        }
+    ));
+    assert_eq!(
+        *kinds[16],
+        StmtKind::Sleep {
+            nanos: 1_500_000_000
+        }
+    );
+    assert_eq!(*kinds[17], StmtKind::Sleep { nanos: 10_000_000 });
+    assert!(
+        matches!(kinds[18], StmtKind::Retry { policy, .. } if *policy == Backoff::default_backoff())
+    );
+    let StmtKind::Retry { policy, body } = kinds[19] else {
+        panic!("retry")
+    };
+    assert_eq!(
+        policy.name,
+        "backoff(steps=3, duration=20ms, factor=2.0, jitter=0, cap=1s)"
+    );
+    assert_eq!(
+        (policy.steps, policy.duration_nanos, policy.cap_nanos),
+        (3, 20_000_000, 1_000_000_000)
+    );
+    assert_eq!((policy.factor, policy.jitter), (2.0, 0.0));
+    assert_eq!(body.len(), 3);
+    assert!(matches!(kinds[20], StmtKind::Retry { policy, .. } if policy.name == "DefaultRetry"));
+    assert_eq!(b.len(), 21);
+    assert_eq!(b[16].text, "sleep 1.5s");
+    assert_eq!(s.clients[1].body[0].text, "x = 3");
+
+    let e: Vec<&ExpectKind> = s.expectations.iter().map(|e| &e.kind).collect();
+    assert_eq!(*e[0], ExpectKind::NoLostUpdates);
+    assert!(
+        matches!(e[1], ExpectKind::Field { equal: true, path, value, .. }
+        if path.len() == 2 && value.kind == ExprKind::Literal(serde_json::json!("7")))
+    );
+    assert!(matches!(e[2], ExpectKind::Field { equal: false, .. }));
+    assert!(matches!(e[3], ExpectKind::Field { target, .. } if target.namespace == "team-a"));
+    assert!(matches!(e[4], ExpectKind::Exists(t) if t.name == "a"));
+    assert!(matches!(e[5], ExpectKind::Deleted(t) if t.name == "b"));
+    assert_eq!(*e[6], ExpectKind::Succeeds("c1".into()));
+    assert_eq!(
+        *e[7],
+        ExpectKind::FailsWith {
+            client: "c2".into(),
+            reason: "Conflict".into()
+        }
+    );
+    assert_eq!(*e[8], ExpectKind::AllSucceed);
+    assert_eq!(
+        s.expectations[2].text,
+        r#"configmap/a data["app.properties"] != "x=2""#
+    );
+    assert_eq!(s.schedule.as_ref().map(|(t, _)| t.as_str()), Some("a3b2a"));
+}
+
+#[test]
+fn spans_are_one_based_and_count_characters() {
+    let src = "title \"é\"\nclient a:\n    x = \"ü\"\n    y = x\n";
+    let s = ok(src);
+    let st = &s.clients[0].body[1];
+    assert_eq!((st.span.line, st.span.col), (4, 5));
+    assert_eq!(&src[st.span.start as usize..st.span.end as usize], "y = x");
+    let StmtKind::Assign { value, .. } = &s.clients[0].body[0].kind else {
+        panic!()
+    };
+    assert_eq!((value.span.line, value.span.col), (3, 9));
+}
+
+#[test]
+fn revisions_without_at_count_from_one() {
+    // Two objects take revisions 1 and 2, so `at resourceVersion 3` is fine and 2 is not.
+    ok("object cm/a\nobject cm/b\nobject cm/c at resourceVersion 3\n");
+    let e = errors("object cm/a\nobject cm/b\nobject cm/c at resourceVersion 2\n");
+    assert!(
+        e.contains("resourceVersion 2 is not larger than the current revision 2"),
+        "{e}"
+    );
+}
+
+#[test]
+fn warnings_do_not_block_the_scenario() {
+    let p = parse(
+        "client a:\n    retry on conflict:\n        sleep 1ms\nexpect a fails with Conflcit\n",
+    );
+    assert!(p.scenario.is_some());
+    assert_eq!(p.diagnostics.len(), 2, "{:?}", p.diagnostics);
+    assert!(p.diagnostics.iter().all(|d| !d.is_error()));
+}
+
+// ----- diagnostics: snapshots of rendered errors for broken files ----------------------------
+
+/// Renders every diagnostic of a broken file; asserts that it has errors and no scenario.
+fn rendered(file: &str, src: &str) -> String {
+    let p = parse(src);
+    assert!(p.scenario.is_none(), "{file} should not parse");
+    assert!(p.has_errors());
+    render_all(&p.diagnostics, file, src)
+}
+
+macro_rules! error_snapshots {
+    ($($name:ident),* $(,)?) => {
+        mod error_snapshots {
+            use super::rendered;
+            $(
+                #[test]
+                fn $name() {
+                    let file = concat!(stringify!($name), ".rvl");
+                    let src = include_str!(concat!("lang_errors/", stringify!($name), ".rvl"));
+                    insta::assert_snapshot!(stringify!($name), rendered(file, src));
+                }
+            )*
+        }
+    };
+}
+
+error_snapshots!(
+    tab,
+    unterminated_string,
+    unclosed_bracket,
+    unknown_statement,
+    bad_reference,
+    bad_name,
+    duplicate_client,
+    bad_schedule,
+    bad_schedule_shape,
+    use_before_assign,
+    several_errors,
+    indentation,
+    literals,
+    backoff,
+    requests,
+);
+
+#[test]
+fn too_many_clients() {
+    let mut src = String::new();
+    for i in 0..27 {
+        src.push_str(&format!("client c{i}:\n    sleep 1ms\n"));
+    }
+    src.push_str("schedule \"z\"\n");
+    insta::assert_snapshot!(rendered("many.rvl", &src));
+}
+
+// ----- rendering, highlighting ----------------------------------------------------------------
+
+#[test]
+fn render_points_at_the_span_in_characters() {
+    let src = "title \"ü\"\nclient a:\n    updat x\n";
+    let p = parse(src);
+    let d = &p.diagnostics[0];
+    assert_eq!((d.span.line, d.span.col), (3, 5));
+    let r = d.render("f.rvl", src);
+    assert_eq!(
+        r,
+        "f.rvl:3:5: error: unknown statement `updat`\n  |\n3 |     updat x\n  |     ^^^^^\n  = hint: did you mean `update`?\n"
+    );
+}
+
+#[test]
+fn too_large_text_is_one_error() {
+    let src = "# padding\n".repeat(rvlab_core::lang::limits::MAX_SOURCE_BYTES / 10 + 1);
+    let p = parse(&src);
+    assert!(p.scenario.is_none());
+    assert_eq!(p.diagnostics.len(), 1);
+    assert!(
+        p.diagnostics[0].message.contains("too large"),
+        "{:?}",
+        p.diagnostics
+    );
+}
+
+#[test]
+fn highlight_classifies_tokens() {
+    use rvlab_core::lang::{highlight, TokenClass as C};
+    let src =
+        "client a:  # hi\n    obj = get cm/x in ns\n    obj.data.key = \"v\" + 1\n    sleep 10ms\n";
+    let got: Vec<(&str, C)> = highlight(src)
+        .into_iter()
+        .map(|(s, c)| (&src[s.start as usize..s.end as usize], c))
+        .collect();
+    let want = [
+        ("client", C::Keyword),
+        ("a", C::Identifier),
+        (":", C::Punctuation),
+        ("# hi", C::Comment),
+        ("obj", C::Identifier),
+        ("=", C::Punctuation),
+        ("get", C::Keyword),
+        ("cm/x", C::Reference),
+        ("in", C::Keyword),
+        ("ns", C::Reference),
+        ("obj", C::Identifier),
+        (".", C::Punctuation),
+        ("data", C::Identifier),
+        (".", C::Punctuation),
+        ("key", C::Identifier),
+        ("=", C::Punctuation),
+        ("\"v\"", C::String),
+        ("+", C::Punctuation),
+        ("1", C::Number),
+        ("sleep", C::Keyword),
+        ("10ms", C::Duration),
+    ];
+    assert_eq!(got, want);
+    // Broken text is still highlighted up to and after the problem.
+    let broken = highlight("x = \"open\ny = 1");
+    assert!(broken.iter().any(|(_, c)| *c == C::String));
+    assert!(broken.iter().any(|(_, c)| *c == C::Number));
+}
+
+// ----- properties: never panic, consistent spans ------------------------------------------------
+
+mod props {
+    use super::{ALL_STATEMENTS, SEED};
+    use proptest::prelude::*;
+    use rvlab_core::lang::ast::Span;
+    use rvlab_core::lang::{highlight, parse};
+
+    /// The line and column of byte `pos`, counted independently of the parser.
+    fn line_col(src: &str, pos: usize) -> (u32, u32) {
+        let before = &src[..pos];
+        let line = before.matches('\n').count() as u32 + 1;
+        let start = before.rfind('\n').map_or(0, |i| i + 1);
+        (line, before[start..].chars().count() as u32 + 1)
+    }
+
+    fn check_span(src: &str, s: Span) {
+        let (a, b) = (s.start as usize, s.end as usize);
+        assert!(a <= b && b <= src.len(), "span {s:?} out of {}", src.len());
+        assert!(
+            src.is_char_boundary(a) && src.is_char_boundary(b),
+            "span {s:?} splits a char"
+        );
+        assert_eq!(line_col(src, a), (s.line, s.col), "span {s:?}");
+    }
+
+    fn check_all(src: &str) {
+        let p = parse(src);
+        assert_eq!(p.scenario.is_some(), !p.has_errors());
+        assert_eq!(p, parse(src), "parsing is deterministic");
+        for d in &p.diagnostics {
+            check_span(src, d.span);
+            let r = d.render("p.rvl", src);
+            assert!(r.starts_with(&format!("p.rvl:{}:{}: ", d.span.line, d.span.col)));
+        }
+        let h = highlight(src);
+        for w in h.windows(2) {
+            assert!(w[0].0.end <= w[1].0.start, "overlap {:?}", w);
+        }
+        for (s, _) in h {
+            check_span(src, s);
+        }
+    }
+
+    const SNIPPETS: &[&str] = &[
+        "\t",
+        " ",
+        "    ",
+        "\n",
+        ":",
+        "=",
+        "==",
+        "\"",
+        "\"\"\"",
+        "{",
+        "}",
+        "[",
+        "]",
+        "(",
+        ")",
+        "#",
+        "/",
+        ".",
+        ",",
+        "-",
+        "+",
+        "retry on conflict:",
+        "client x:",
+        "update obj",
+        "get",
+        "configmap/",
+        "in",
+        "10ms",
+        "1e999",
+        "\\u",
+        "é",
+        "\r\n",
+        "schedule \"zz\"",
+    ];
+
+    fn mutate(base: &str, edits: &[(usize, u8, usize)]) -> String {
+        let mut s = base.to_string();
+        for &(at, op, k) in edits {
+            let mut pos = at % (s.len() + 1);
+            while !s.is_char_boundary(pos) {
+                pos -= 1;
+            }
+            match op {
+                0 => s.insert_str(pos, SNIPPETS[k % SNIPPETS.len()]),
+                1 => {
+                    let mut end = (pos + 1 + k % 6).min(s.len());
+                    while !s.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    s.replace_range(pos..end, "");
+                }
+                2 => {
+                    let ls = s[..pos].rfind('\n').map_or(0, |i| i + 1);
+                    let le = s[pos..].find('\n').map_or(s.len(), |i| pos + i + 1);
+                    s.replace_range(ls..le, "");
+                }
+                _ => {
+                    let ls = s[..pos].rfind('\n').map_or(0, |i| i + 1);
+                    let le = s[pos..].find('\n').map_or(s.len(), |i| pos + i + 1);
+                    let line = s[ls..le].to_string();
+                    s.insert_str(ls, &line);
+                }
+            }
+        }
+        s
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(192))]
+
+        #[test]
+        fn never_panics_on_arbitrary_text(src in any::<String>()) {
+            check_all(&src);
+        }
+
+        #[test]
+        fn never_panics_on_language_like_text(
+            src in proptest::collection::vec(proptest::sample::select(SNIPPETS.to_vec()), 0..60)
+        ) {
+            check_all(&src.concat());
+        }
+
+        #[test]
+        fn never_panics_on_edited_scenarios(
+            which in 0usize..2,
+            edits in proptest::collection::vec((any::<usize>(), 0u8..4, any::<usize>()), 1..8),
+        ) {
+            let base = [SEED, ALL_STATEMENTS][which];
+            check_all(&mutate(base, &edits));
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_bounded() {
+        check_all(&format!(
+            "client a:\n    x = {}1{}\n",
+            "[".repeat(20_000),
+            "]".repeat(20_000)
+        ));
+        check_all(&format!("client a:\n    x = {}\n", "(".repeat(30_000)));
+        let mut deep = String::new();
+        for i in 0..300 {
+            deep.push_str(&" ".repeat(i));
+            deep.push_str("retry on conflict:\n");
+        }
+        check_all(&deep);
+        check_all(&"- ".repeat(20_000));
+    }
+}
+
+/// Every example of the user reference that is a whole scenario (it starts with a top-level
+/// statement) parses without diagnostics, so the reference stays true to the parser.
+#[test]
+fn reference_examples_parse() {
+    let doc = include_str!("../../../../docs/scenario-language.md");
+    let mut checked = 0;
+    for block in doc.split("```").skip(1).step_by(2) {
+        let Some(body) = block.strip_prefix("rvl\n") else {
+            continue;
+        };
+        let first = body.split_whitespace().next().unwrap_or("");
+        if !["title", "object", "client"].contains(&first) {
+            continue;
+        }
+        let p = parse(body);
+        assert!(
+            p.diagnostics.is_empty(),
+            "example does not parse cleanly:\n{body}\n{}",
+            render_all(&p.diagnostics, "doc.rvl", body)
+        );
+        checked += 1;
+    }
+    assert!(checked >= 4, "only {checked} examples found");
+}
+
+#[test]
+fn an_object_header_before_fields_needs_its_colon() {
+    let e = errors(
+        "object cm/a\n    data.x = \"1\"\nobject cm/b at resourceVersion 5\n    data.x = 1\n",
+    );
+    assert_eq!(
+        e.matches("missing `:` at the end of the block header")
+            .count(),
+        2,
+        "{e}"
+    );
+    let s =
+        ok("object cm/a:\n    data.x = \"1\"\nobject cm/b at resourceVersion 5:\n    data.x = 1\n");
+    assert!(s
+        .objects
+        .iter()
+        .all(|o| matches!(&o.body, SetupBody::Fields(f) if f.len() == 1)));
+}
+
+#[test]
+fn multi_line_literals() {
+    let s = ok(concat!(
+        "object cm/a = {\n",
+        "data: {\n",
+        "    k: \"v\",\n",
+        "},\n",
+        "}\n",
+        "client a:\n",
+        "    body = {\n",
+        "    \"data\": {\"k\": [1,\n",
+        "  2]}\n",
+        "    }\n",
+        "    create cm/b body\n",
+    ));
+    let StmtKind::Assign { value, .. } = &s.clients[0].body[0].kind else {
+        panic!()
+    };
+    assert_eq!((value.span.line, value.span.col), (7, 12));
+    assert_eq!(
+        s.clients[0].body[0].text,
+        "body = {\n    \"data\": {\"k\": [1,\n  2]}\n    }"
+    );
+    assert_eq!(s.clients[0].body[1].span.line, 11);
+}
+
+#[test]
+fn statements_per_client_are_limited() {
+    use rvlab_core::lang::limits::MAX_STATEMENTS_PER_CLIENT;
+    let body = |n: usize| "    sleep 1ms\n".repeat(n);
+    ok(&format!("client a:\n{}", body(MAX_STATEMENTS_PER_CLIENT)));
+    // Statements inside `retry` count too.
+    let src = format!(
+        "client a:\n{}    retry on conflict:\n        obj = get cm/a\n",
+        body(MAX_STATEMENTS_PER_CLIENT - 1)
+    );
+    let p = parse(&src);
+    let errors: Vec<_> = p.diagnostics.iter().filter(|d| d.is_error()).collect();
+    assert_eq!(errors.len(), 1, "{:?}", p.diagnostics);
+    assert!(errors[0].message.starts_with("too many statements"));
+    assert_eq!(errors[0].span.line as usize, MAX_STATEMENTS_PER_CLIENT + 2);
+}
+
+#[test]
+fn blocks_nest_at_most_eight_deep() {
+    let mut src = String::from("client a:\n");
+    for depth in 1..=9 {
+        src.push_str(&format!("{}retry on conflict:\n", "  ".repeat(depth)));
+    }
+    src.push_str(&format!("{}obj = get cm/a\n", "  ".repeat(10)));
+    let e = errors(&src);
+    assert!(
+        e.contains("blocks are nested too deeply (the limit is 8)"),
+        "{e}"
+    );
+    assert!(e.contains("`retry` blocks cannot be nested"), "{e}");
+}
