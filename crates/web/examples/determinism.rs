@@ -7,26 +7,42 @@
 fn main() {
     let report = report();
     #[cfg(target_arch = "wasm32")]
-    web_sys::console::log_1(&report.as_str().into());
+    web_sys::console::log_1(&report.trim_end().into());
     #[cfg(not(target_arch = "wasm32"))]
-    println!("{report}");
+    println!("{}", report.trim_end());
 }
 
-/// The text both platforms must agree on.
-///
-/// FIXME(engine): switch to `rvlab_core::determinism_report()` (trace fingerprints of every
-/// lesson over several seeds) once the engine provides it; until then this covers the seeded
-/// generator, which is what every run's jitter and uids come from.
+/// Seeds every lesson is run with.
+const SEEDS: [u64; 4] = [0, 1, 42, 0xDEAD_BEEF];
+
+/// The text both platforms must agree on: the JSON-trace fingerprint of every built-in lesson
+/// run to the end (its own schedule, then the default scheduler) for several seeds, plus the
+/// seeded generator's raw output (jitter and uids come from it).
 fn report() -> String {
-    use rvlab_core::rng::Rng;
+    use rvlab_core::{lessons::LESSONS, rng::Rng, run::Run, trace::fingerprint};
     let mut out = String::new();
-    for seed in [0u64, 1, 42, 0xDEAD_BEEF, u64::MAX] {
+    for lesson in LESSONS {
+        let parsed = lesson.parse();
+        let Some(scenario) = parsed.scenario else {
+            out.push_str(&format!("{}: does not parse\n", lesson.id));
+            continue;
+        };
+        let prints: Vec<String> = SEEDS
+            .iter()
+            .map(|&seed| match Run::new(&scenario, seed, None) {
+                Ok(run) => format!("{}:{}", run.len(), fingerprint(&run)),
+                Err(e) => format!("error {e}"),
+            })
+            .collect();
+        out.push_str(&format!("lesson {}: {}\n", lesson.id, prints.join(" ")));
+    }
+    for seed in [0u64, 42, u64::MAX] {
         let mut rng = Rng::new(seed);
-        let words: Vec<String> = (0..8).map(|_| format!("{:016x}", rng.next_u64())).collect();
-        let floats: Vec<String> = (0..4).map(|_| format!("{:.17}", rng.next_f64())).collect();
-        let below: Vec<String> = (1..=8).map(|n| rng.below(n).to_string()).collect();
+        let words: Vec<String> = (0..4).map(|_| format!("{:016x}", rng.next_u64())).collect();
+        let floats: Vec<String> = (0..2).map(|_| format!("{:.17}", rng.next_f64())).collect();
+        let below: Vec<String> = (1..=6).map(|n| rng.below(n).to_string()).collect();
         out.push_str(&format!(
-            "seed {seed}: u64 {} f64 {} below {} uuid {}\n",
+            "rng {seed}: {} {} {} {}\n",
             words.join(","),
             floats.join(","),
             below.join(","),
