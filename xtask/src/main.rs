@@ -88,10 +88,13 @@ pub fn dist() -> Result<()> {
     run(install::with_tools(cmd("trunk", &["build", "--release"])))
 }
 
+/// One stage of `cargo xtask test`.
+type Stage = Box<dyn Fn() -> Result<()>>;
+
 /// Runs the CI stages in order; the first failure stops the run and names the stage.
 fn test() -> Result<()> {
     let mut timings: Vec<(&str, f64)> = Vec::new();
-    let stages: Vec<(&str, Box<dyn Fn() -> Result<()>>)> = vec![
+    let stages: Vec<(&str, Stage)> = vec![
         ("install", Box::new(install::install)),
         (
             "fmt",
