@@ -17,7 +17,7 @@ use components::controls::Controls;
 use components::editor::{Diagnostics, Editor};
 use components::inspector::Inspector;
 use components::panels::{Expectations, LessonPicker, Narration};
-use components::timeline::Timeline;
+use components::timeline::{history_line, ShownRef, Timeline};
 use state::AppState;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -31,6 +31,7 @@ pub fn app() -> Html {
     hooks::use_keyboard(&app);
     use_effect_with((), |_| mark_interactive());
     let textarea = use_node_ref();
+    let source = AttrValue::from(app.source.clone());
     let world = Rc::new(match &app.shown {
         Some(shown) => shown.world_view(app.cursor),
         None => rvlab_core::view::WorldView {
@@ -50,13 +51,16 @@ pub fn app() -> Html {
             </header>
             <section class="panel editor" aria-label="Scenario editor">
                 <h2>{"Scenario"}</h2>
-                <Editor app={app.clone()} textarea={textarea.clone()} />
-                <Diagnostics app={app.clone()} {textarea} />
+                <Editor dispatch={app.dispatcher()} source={source.clone()}
+                    diagnostics={app.diagnostics.clone()} textarea={textarea.clone()} />
+                <Diagnostics {source} diagnostics={app.diagnostics.clone()}
+                    run_error={app.run_error.clone().map(AttrValue::from)} dirty={app.dirty} {textarea} />
             </section>
             <div class="play">
                 <Controls app={app.clone()} world={world.clone()} />
                 <Narration app={app.clone()} />
-                <Timeline app={app.clone()} world={world.clone()} />
+                <Timeline dispatch={app.dispatcher()} shown={app.shown.clone().map(ShownRef)}
+                    cursor={app.cursor} history={history_line(&world)} />
             </div>
             <Inspector app={app.clone()} world={world} />
             <Expectations app={app.clone()} />

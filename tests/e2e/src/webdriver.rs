@@ -166,6 +166,16 @@ impl Session {
         )
     }
 
+    /// Runs an asynchronous `script`: it gets `args` and, last, a callback to call with its
+    /// result.
+    pub fn execute_async(&self, script: &str, args: Vec<Value>) -> Result<Value> {
+        self.call(
+            "POST",
+            "/execute/async",
+            Some(json!({ "script": script, "args": args })),
+        )
+    }
+
     /// Presses and releases each key in turn, on whatever has focus.
     pub fn press(&self, keys: &[&str]) -> Result<()> {
         let mut actions = Vec::new();

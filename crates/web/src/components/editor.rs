@@ -1,18 +1,31 @@
 //! The scenario editor: a textarea over a highlighted `<pre>` layer, line numbers, and the
 //! diagnostics list (a click puts the caret on the problem).
 
-use super::AppHandle;
-use crate::state::Action;
+use crate::state::{Action, AppState};
 use rvlab_core::lang::{highlight, Diagnostic, Severity};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
-/// Props of [`Editor`] and [`Diagnostics`].
+/// Props of [`Editor`]: narrow, so that stepping through a run never re-renders the editor.
 #[derive(Properties, PartialEq)]
 pub struct EditorProps {
-    pub app: AppHandle,
+    pub dispatch: UseReducerDispatcher<AppState>,
+    pub source: AttrValue,
+    pub diagnostics: Rc<Vec<Diagnostic>>,
     /// The textarea (shared so the diagnostics can move its caret).
+    pub textarea: NodeRef,
+}
+
+/// Props of [`Diagnostics`].
+#[derive(Properties, PartialEq)]
+pub struct DiagnosticsProps {
+    pub source: AttrValue,
+    pub diagnostics: Rc<Vec<Diagnostic>>,
+    pub run_error: Option<AttrValue>,
+    /// A re-run is pending (the text changed since the last parse).
+    pub dirty: bool,
     pub textarea: NodeRef,
 }
 
@@ -54,17 +67,16 @@ fn highlighted(src: &str) -> Html {
 /// The editor.
 #[function_component(Editor)]
 pub fn editor(props: &EditorProps) -> Html {
-    let app = &props.app;
     let oninput = {
-        let app = app.clone();
+        let dispatch = props.dispatch.clone();
         Callback::from(move |e: InputEvent| {
             let area: HtmlTextAreaElement = e.target_unchecked_into();
-            app.dispatch(Action::EditSource(area.value()));
+            dispatch.dispatch(Action::EditSource(area.value()));
         })
     };
-    let src = &app.source;
+    let src: &str = &props.source;
     let lines = src.split('\n').count().max(1);
-    let marks = line_marks(&app.diagnostics);
+    let marks = line_marks(&props.diagnostics);
     let gutter: Html = (1..=lines as u32)
         .map(|n| {
             let class = match marks.get(&n) {
@@ -97,7 +109,7 @@ pub fn editor(props: &EditorProps) -> Html {
                     autocapitalize="off"
                     wrap="off"
                     rows={(lines + 1).to_string()}
-                    value={src.clone()}
+                    value={props.source.clone()}
                     {oninput}
                 />
             </div>
@@ -117,14 +129,13 @@ fn select(textarea: &NodeRef, src: &str, start: usize, end: usize) {
 
 /// The diagnostics list.
 #[function_component(Diagnostics)]
-pub fn diagnostics(props: &EditorProps) -> Html {
-    let app = &props.app;
-    let items: Html = app
+pub fn diagnostics(props: &DiagnosticsProps) -> Html {
+    let items: Html = props
         .diagnostics
         .iter()
         .map(|d| {
             let onclick = {
-                let (textarea, src, span) = (props.textarea.clone(), app.source.clone(), d.span);
+                let (textarea, src, span) = (props.textarea.clone(), props.source.clone(), d.span);
                 Callback::from(move |_| select(&textarea, &src, span.start as usize, span.end as usize))
             };
             let sev = d.severity.as_str();
@@ -145,11 +156,12 @@ pub fn diagnostics(props: &EditorProps) -> Html {
             }
         })
         .collect();
-    let status = if app.has_errors() {
+    let has_errors = props.diagnostics.iter().any(Diagnostic::is_error);
+    let status = if has_errors {
         html! { <p class="note bad">{"The text has errors: the timeline still shows the last valid run."}</p> }
-    } else if app.dirty {
+    } else if props.dirty {
         html! { <p class="note">{"Checking…"}</p> }
-    } else if app.diagnostics.is_empty() && app.run_error.is_none() {
+    } else if props.diagnostics.is_empty() && props.run_error.is_none() {
         html! { <p class="note ok">{"✓ No problems."}</p> }
     } else {
         html! {}
@@ -157,7 +169,7 @@ pub fn diagnostics(props: &EditorProps) -> Html {
     html! {
         <div class="diagnostics" data-testid="diagnostics" aria-live="polite">
             {status}
-            if let Some(err) = &app.run_error {
+            if let Some(err) = &props.run_error {
                 <p class="note bad" data-testid="run-error">{format!("✖ The scenario cannot run: {err}")}</p>
             }
             <ul>{items}</ul>

@@ -1,11 +1,14 @@
-//! The timeline: a lane per client and one for the server, a row per step. Rows are their own
-//! components with pointer-equal props, so a step re-renders two rows, not the whole run.
+//! The timeline: a lane per client and one for the server, a row per step.
+//!
+//! Stepping must stay well under a frame on a 1,000-step run, so the rows ([`Rows`]) render
+//! only when the run changes; the current step is marked by an effect that moves the `current`
+//! class and `aria-current` from one row to the next (rows after it are dimmed by CSS).
 
-use super::AppHandle;
 use crate::labels::{mark_badge, sent_version, short_request};
-use crate::state::{Action, Shown};
+use crate::state::{Action, AppState, Shown};
 use rvlab_core::view::WorldView;
 use std::rc::Rc;
+use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;
 use yew::prelude::*;
 
@@ -19,20 +22,26 @@ impl PartialEq for ShownRef {
     }
 }
 
-/// Props of [`Timeline`].
+/// Props of [`Timeline`]: the run (by identity), the position and the server's history line.
 #[derive(Properties, PartialEq)]
 pub struct TimelineProps {
-    pub app: AppHandle,
-    pub world: Rc<WorldView>,
+    pub dispatch: UseReducerDispatcher<AppState>,
+    pub shown: Option<ShownRef>,
+    pub cursor: usize,
+    pub history: AttrValue,
+}
+
+#[derive(Properties, PartialEq)]
+struct RowsProps {
+    shown: ShownRef,
+    dispatch: UseReducerDispatcher<AppState>,
 }
 
 #[derive(Properties, PartialEq)]
 struct RowProps {
     shown: ShownRef,
     index: usize,
-    current: bool,
-    past: bool,
-    on_jump: Callback<usize>,
+    dispatch: UseReducerDispatcher<AppState>,
 }
 
 #[function_component(Row)]
@@ -46,8 +55,6 @@ fn row(props: &RowProps) -> Html {
     let class = classes!(
         "row",
         format!("mark-{}", step.mark_label),
-        props.current.then_some("current"),
-        (!props.past).then_some("future"),
         lost.then_some("lost"),
     );
     let cell = {
@@ -81,16 +88,15 @@ fn row(props: &RowProps) -> Html {
         .collect();
     let server = step.revision.map(|r| format!("rv {r}")).unwrap_or_default();
     let onclick = {
-        let (cb, i) = (props.on_jump.clone(), props.index);
-        Callback::from(move |_| cb.emit(i + 1))
+        let (dispatch, i) = (props.dispatch.clone(), props.index);
+        Callback::from(move |_| dispatch.dispatch(Action::Jump(i + 1)))
     };
     let label = format!(
         "Step {} by {}: {}",
         step.number, step.client, step.narration
     );
     html! {
-        <tr class={class} data-testid="timeline-row" data-step={step.number.to_string()}
-            aria-current={props.current.then_some("step")} {onclick} title={label}>
+        <tr class={class} data-testid="timeline-row" data-step={step.number.to_string()} {onclick} title={label}>
             <th scope="row" class="num">{step.number}</th>
             <td class="clock">{step.clock.clone()}</td>
             {lanes}
@@ -99,78 +105,104 @@ fn row(props: &RowProps) -> Html {
     }
 }
 
+/// The setup row and one row per step; renders only when the run changes.
+#[function_component(Rows)]
+fn rows(props: &RowsProps) -> Html {
+    let shown = &props.shown.0;
+    let to_start = {
+        let dispatch = props.dispatch.clone();
+        Callback::from(move |_| dispatch.dispatch(Action::Jump(0)))
+    };
+    let rows: Html = (0..shown.steps.len())
+        .map(|i| html! { <Row key={i} shown={props.shown.clone()} index={i} dispatch={props.dispatch.clone()} /> })
+        .collect();
+    html! {
+        <tbody>
+            <tr class="row start" data-step="0" onclick={to_start}>
+                <th scope="row" class="num">{"0"}</th>
+                <td class="clock"></td>
+                <td class="lane" colspan={shown.run.scenario.clients.len().to_string()}>{"setup"}</td>
+                <td class="lane server">{setup_versions(shown)}</td>
+            </tr>
+            {rows}
+        </tbody>
+    }
+}
+
+/// Moves the `current` mark to the row of step `cursor` and scrolls it into the box's view.
+fn mark_current(boxed: &HtmlElement, cursor: usize) {
+    if let Ok(old) = boxed.query_selector_all("tr.current") {
+        for i in 0..old.length() {
+            if let Some(el) = old
+                .item(i)
+                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+            {
+                let _ = el.class_list().remove_1("current");
+                let _ = el.remove_attribute("aria-current");
+            }
+        }
+    }
+    let row = boxed
+        .query_selector(&format!("tr[data-step=\"{cursor}\"]"))
+        .ok()
+        .flatten()
+        .and_then(|r| r.dyn_into::<HtmlElement>().ok());
+    let Some(row) = row else {
+        return;
+    };
+    let _ = row.class_list().add_1("current");
+    let _ = row.set_attribute("aria-current", "step");
+    let head = 28;
+    let (top, bottom) = (row.offset_top(), row.offset_top() + row.offset_height());
+    let (view_top, view_h) = (boxed.scroll_top(), boxed.client_height());
+    if top < view_top + head {
+        boxed.set_scroll_top((top - head).max(0));
+    } else if bottom > view_top + view_h {
+        boxed.set_scroll_top(bottom - view_h);
+    }
+}
+
 /// The timeline.
 #[function_component(Timeline)]
 pub fn timeline(props: &TimelineProps) -> Html {
-    let app = &props.app;
     let scroller = use_node_ref();
-    let cursor = app.cursor;
     {
-        // Keep the current row visible inside the timeline's own scroll box.
         let scroller = scroller.clone();
-        use_effect_with(cursor, move |&cursor| {
+        let run_id = props.shown.as_ref().map(|s| Rc::as_ptr(&s.0) as usize);
+        use_effect_with((props.cursor, run_id), move |&(cursor, _)| {
             if let Some(boxed) = scroller.cast::<HtmlElement>() {
-                let row = boxed
-                    .query_selector(&format!("tr[data-step=\"{}\"]", cursor.max(1)))
-                    .ok()
-                    .flatten()
-                    .and_then(|r| wasm_bindgen::JsCast::dyn_into::<HtmlElement>(r).ok());
-                if let Some(row) = row {
-                    let (top, bottom) = (row.offset_top(), row.offset_top() + row.offset_height());
-                    let (view_top, view_h) = (boxed.scroll_top(), boxed.client_height());
-                    if top < view_top + 28 {
-                        boxed.set_scroll_top((top - 28).max(0));
-                    } else if bottom > view_top + view_h {
-                        boxed.set_scroll_top(bottom - view_h);
-                    }
-                }
+                mark_current(&boxed, cursor);
             }
         });
     }
-    let Some(shown) = app.shown.clone() else {
+    let Some(shown) = props.shown.clone() else {
         return html! {
             <section class="panel timeline" data-testid="timeline" aria-label="Timeline">
                 <p class="note">{"No run yet: fix the scenario text to see one."}</p>
             </section>
         };
     };
-    let on_jump = {
-        let app = app.clone();
-        Callback::from(move |n: usize| app.dispatch(Action::Jump(n)))
-    };
     let header: Html = shown
+        .0
         .run
         .scenario
         .clients
         .iter()
         .map(|c| html! { <th scope="col" class="lane">{c.name.clone()}</th> })
         .collect();
-    let history = history_line(&props.world);
-    let rows: Html = (0..shown.steps.len())
-        .map(|i| {
-            html! {
-                <Row key={i} shown={ShownRef(shown.clone())} index={i}
-                    current={i + 1 == cursor} past={i < cursor} on_jump={on_jump.clone()} />
-            }
-        })
-        .collect();
     html! {
         <section class="panel timeline" data-testid="timeline" aria-label="Timeline">
             <h2>{"Timeline"}</h2>
-            <p class="history" data-testid="server-history"><span class="muted">{"server: "}</span>{history}</p>
+            <p class="history" data-testid="server-history"><span class="muted">{"server: "}</span>{props.history.clone()}</p>
             <div class="scroll" ref={scroller}>
                 <table>
+                    <colgroup>
+                        <col class="num" /><col class="clock" />
+                        { for shown.0.run.scenario.clients.iter().map(|_| html! { <col class="lane" /> }) }
+                        <col class="server" />
+                    </colgroup>
                     <thead><tr><th scope="col" class="num">{"#"}</th><th scope="col" class="clock">{"t"}</th>{header}<th scope="col" class="lane server">{"server"}</th></tr></thead>
-                    <tbody>
-                        <tr class={classes!("row", "start", (cursor == 0).then_some("current"))}
-                            data-step="0" onclick={let cb = on_jump.clone(); Callback::from(move |_| cb.emit(0))}>
-                            <th scope="row" class="num">{"0"}</th>
-                            <td class="clock"></td>
-                            <td class="lane" colspan={shown.run.scenario.clients.len().to_string()}>{"setup"}</td>
-                            <td class="lane server">{setup_versions(&shown)}</td>
-                        </tr>
-                        {rows}
-                    </tbody>
+                    <Rows {shown} dispatch={props.dispatch.clone()} />
                 </table>
             </div>
         </section>
@@ -178,7 +210,7 @@ pub fn timeline(props: &TimelineProps) -> Html {
 }
 
 /// `configmap/my-config: 100 → 101` for each object, up to the cursor.
-fn history_line(world: &WorldView) -> String {
+pub fn history_line(world: &WorldView) -> AttrValue {
     let mut per_object: Vec<(String, Vec<String>)> = Vec::new();
     for e in &world.events {
         let label = if e.kind == "DELETED" {
@@ -199,6 +231,7 @@ fn history_line(world: &WorldView) -> String {
         .map(|(o, v)| format!("{o}: {}", v.join(" → ")))
         .collect::<Vec<_>>()
         .join("; ")
+        .into()
 }
 
 fn setup_versions(shown: &Shown) -> String {
