@@ -205,6 +205,19 @@ impl Session {
         self.call("DELETE", "/actions", None).map(drop)
     }
 
+    /// Emulates `prefers-color-scheme` (`light` or `dark`) through Chromium's DevTools protocol.
+    pub fn emulate_color_scheme(&self, scheme: &str) -> Result<()> {
+        self.call(
+            "POST",
+            "/goog/cdp/execute",
+            Some(json!({
+                "cmd": "Emulation.setEmulatedMedia",
+                "params": { "features": [{ "name": "prefers-color-scheme", "value": scheme }] }
+            })),
+        )
+        .map(drop)
+    }
+
     /// Sets the window's outer size in CSS pixels.
     pub fn set_window_size(&self, width: u32, height: u32) -> Result<()> {
         self.call(

@@ -3,6 +3,7 @@
 
 use anyhow::{ensure, Context, Result};
 use rvlab_e2e::page::{journey, Page};
+use rvlab_e2e::webdriver::keys;
 
 /// The seed story's rejected update, as the apiserver words it.
 const CONFLICT_MESSAGE: &str = "Operation cannot be fulfilled on configmaps \\\"my-config\\\": the object has been modified; please apply your changes to the latest version and try again";
@@ -201,6 +202,11 @@ fn screenshots_wide_and_narrow() {
         }
         wait_position(page, 6, 6)?;
         page.screenshot("wide")?;
+        page.session.emulate_color_scheme("dark")?;
+        let dark = page.script("return matchMedia('(prefers-color-scheme: dark)').matches");
+        page.screenshot("wide-dark")?;
+        page.session.emulate_color_scheme("light")?;
+        ensure!(dark? == true, "the dark scheme was not emulated");
         page.session.set_window_size(390, 844)?;
         let result = (|| {
             page.open()?;
@@ -235,5 +241,49 @@ fn screenshots_wide_and_narrow() {
         })();
         page.session.set_window_size(1280, 900)?;
         result
+    });
+}
+
+#[test]
+fn the_keyboard_drives_the_run() {
+    journey("keyboard", |page| {
+        page.open()?;
+        wait_position(page, 0, 6)?;
+        page.press(&[keys::RIGHT, keys::RIGHT])?;
+        wait_position(page, 2, 6)?;
+        page.press(&[keys::LEFT])?;
+        wait_position(page, 1, 6)?;
+        // "2": the second client (bob) goes next.
+        page.press(&["2"])?;
+        wait_position(page, 2, 6)?;
+        page.wait_text_contains("narration", "bob read configmap/my-config")?;
+        // Keys typed into the editor stay in the editor.
+        page.type_text("editor", "2")?;
+        wait_position(page, 2, 6)?;
+        Ok(())
+    });
+}
+
+#[test]
+fn another_lesson_loads_from_the_picker() {
+    journey("lessons", |page| {
+        page.open()?;
+        page.find("lesson-picker")?;
+        page.script(
+            "const s = document.querySelector('[data-testid=lesson-picker]'); \
+             s.value = 'counter'; s.dispatchEvent(new Event('change', { bubbles: true }));",
+        )?;
+        page.wait_text_contains("narration", "Nothing has happened yet")?;
+        let source = page.wait_until("the counter lesson is in the editor", || {
+            let v = page.value("editor")?;
+            Ok(v.contains("client carol").then_some(v))
+        })?;
+        ensure!(source.contains("retry on conflict"), "{source}");
+        page.click("run-to-end")?;
+        page.wait_text_contains("inspector-object", "count: \"3\"")?;
+        page.wait_text_contains("expectations", "holds")?;
+        let expectations = page.text("expectations")?;
+        ensure!(!expectations.contains("fails"), "{expectations}");
+        Ok(())
     });
 }
