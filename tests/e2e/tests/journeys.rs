@@ -287,3 +287,20 @@ fn another_lesson_loads_from_the_picker() {
         Ok(())
     });
 }
+
+#[test]
+fn autoplay_plays_to_the_end_and_stops() {
+    journey("autoplay", |page| {
+        page.open()?;
+        page.script(
+            "const s = document.querySelector('[data-testid=speed]'); \
+             s.value = '150'; s.dispatchEvent(new Event('change', { bubbles: true }));",
+        )?;
+        page.click("autoplay")?;
+        page.wait_text_contains("autoplay", "Pause")?;
+        wait_position(page, 6, 6)?;
+        page.wait_text_contains("autoplay", "Play")?;
+        page.wait_text_contains("narration", "409 Conflict")?;
+        Ok(())
+    });
+}
