@@ -135,6 +135,7 @@ fn a_broken_text_keeps_the_last_run_and_a_fix_updates_it() {
         page.wait_text_contains("diagnostics", "error")?;
         page.wait_text_contains("diagnostics", "last valid run")?;
         page.wait_count("timeline-row", 6)?;
+        page.screenshot("broken-text")?;
         // A click on the diagnostic puts the caret on the line.
         page.click("diagnostic")?;
         let caret = page.script("return document.activeElement.dataset.testid")?;
