@@ -243,3 +243,23 @@ fn setup_versions(shown: &Shown) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_server_history_grows_with_the_cursor() {
+        let s = AppState::default();
+        let shown = s.shown.clone().unwrap();
+        assert_eq!(
+            history_line(&shown.world_view(0)).as_str(),
+            "configmap/my-config: 100"
+        );
+        assert_eq!(
+            history_line(&shown.world_view(shown.run.len())).as_str(),
+            "configmap/my-config: 100 → 101"
+        );
+        assert_eq!(setup_versions(&shown), "rv 100");
+    }
+}
