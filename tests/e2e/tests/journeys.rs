@@ -280,6 +280,11 @@ fn another_lesson_loads_from_the_picker() {
             Ok(v.contains("client carol").then_some(v))
         })?;
         ensure!(source.contains("retry on conflict"), "{source}");
+        for _ in 0..8 {
+            page.click("step-forward")?;
+        }
+        wait_position(page, 8, 17)?;
+        page.screenshot("counter-step-8")?;
         page.click("run-to-end")?;
         page.wait_text_contains("inspector-object", "count: \"3\"")?;
         page.wait_text_contains("expectations", "holds")?;
