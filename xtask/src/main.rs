@@ -1,1 +1,341 @@
-fn main() {}
+//! `cargo xtask`: the project's developer commands (matklad's xtask pattern).
+//!
+//! - `install`: the tools the page needs, each checked first and skipped when already right;
+//! - `serve`:   build and serve the playground on <http://127.0.0.1:8080>;
+//! - `dist`:    the release build of the page into `dist/`;
+//! - `test`:    everything CI checks, in order, stopping at the first failure;
+//! - `bench`:   the page's download size (and, from the browser bench, load and step timings);
+//! - `determinism`: the native vs wasm32 comparison on its own (also part of `test`).
+//!
+//! Deliberately small (anyhow + flate2) so that `cargo xtask` compiles quickly.
+
+mod bench;
+mod install;
+mod util;
+
+use anyhow::{bail, Context, Result};
+use std::time::Instant;
+use util::{cmd, project_root, run, run_capture};
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  install      install (or check) the toolchain: wasm target, trunk, wasm-bindgen-cli,
+               wasm-opt (npm binaryen, into .tools/), chromium + chromedriver
+  serve        build and serve the playground on http://127.0.0.1:8080
+  dist         the release build of the page into dist/
+  test         everything CI checks (fmt, clippy native + wasm32, tests, core dependency guard,
+               wasm determinism, dist, browser journeys), stopping at the first failure
+  bench        download size (raw / gzip) against the budget, cold load and step timings
+  determinism  compare the core's determinism report natively and in wasm32 (Node)
+";
+
+fn main() {
+    if let Err(err) = real_main() {
+        eprintln!("\nxtask: error: {err:#}");
+        std::process::exit(1);
+    }
+}
+
+fn real_main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(command) = args.first() else {
+        print!("{USAGE}");
+        return Ok(());
+    };
+    std::env::set_current_dir(project_root()).context("cannot enter the project root")?;
+    match command.as_str() {
+        "install" => install::install(),
+        "serve" => {
+            install::install()?;
+            println!("serving the playground on http://127.0.0.1:8080 (Ctrl-C to stop)");
+            run(install::with_tools(cmd(
+                "trunk",
+                &[
+                    "serve",
+                    "--release",
+                    "--address",
+                    "127.0.0.1",
+                    "--port",
+                    "8080",
+                ],
+            )))
+        }
+        "dist" => {
+            install::install()?;
+            dist()
+        }
+        "test" => test(),
+        "bench" => {
+            install::install()?;
+            bench::bench(&args[1..])
+        }
+        "determinism" => {
+            install::install()?;
+            determinism()
+        }
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => bail!("unknown command `{other}`\n\n{USAGE}"),
+    }
+}
+
+/// `trunk build --release` (offline, wasm-opt on) into `dist/`.
+pub fn dist() -> Result<()> {
+    run(install::with_tools(cmd("trunk", &["build", "--release"])))
+}
+
+/// One stage of `cargo xtask test`.
+type Stage = Box<dyn Fn() -> Result<()>>;
+
+/// Runs the CI stages in order; the first failure stops the run and names the stage.
+fn test() -> Result<()> {
+    let mut timings: Vec<(&str, f64)> = Vec::new();
+    let stages: Vec<(&str, Stage)> = vec![
+        ("install", Box::new(install::install)),
+        (
+            "fmt",
+            Box::new(|| run(cmd("cargo", &["fmt", "--all", "--check"]))),
+        ),
+        (
+            "clippy (native)",
+            Box::new(|| {
+                run(cmd(
+                    "cargo",
+                    &[
+                        "clippy",
+                        "--workspace",
+                        "--all-targets",
+                        "--",
+                        "-D",
+                        "warnings",
+                    ],
+                ))
+            }),
+        ),
+        (
+            "clippy (wasm32)",
+            Box::new(|| {
+                run(cmd(
+                    "cargo",
+                    &[
+                        "clippy",
+                        "-p",
+                        "rvlab-core",
+                        "-p",
+                        "rvlab-web",
+                        "--target",
+                        "wasm32-unknown-unknown",
+                        "--",
+                        "-D",
+                        "warnings",
+                    ],
+                ))
+            }),
+        ),
+        (
+            "tests",
+            Box::new(|| {
+                run(cmd(
+                    "cargo",
+                    &["test", "--workspace", "--exclude", "rvlab-e2e"],
+                ))
+            }),
+        ),
+        ("core dependency guard", Box::new(core_guard)),
+        ("wasm determinism", Box::new(determinism)),
+        ("dist", Box::new(dist)),
+        (
+            "browser journeys",
+            Box::new(|| run(cmd("cargo", &["test", "-p", "rvlab-e2e"]))),
+        ),
+    ];
+    let total = Instant::now();
+    for (name, stage) in &stages {
+        println!("\n==> {name}");
+        let start = Instant::now();
+        let result = stage();
+        let secs = start.elapsed().as_secs_f64();
+        timings.push((name, secs));
+        if let Err(err) = result {
+            print_timings(&timings);
+            bail!("stage `{name}` failed after {secs:.1}s: {err:#}");
+        }
+        println!("--- {name}: ok in {secs:.1}s");
+    }
+    print_timings(&timings);
+    println!(
+        "all {} stages passed in {:.1}s",
+        stages.len(),
+        total.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn print_timings(timings: &[(&str, f64)]) {
+    println!("\nstage timings:");
+    for (name, secs) in timings {
+        println!("  {name:<24} {secs:>7.1}s");
+    }
+}
+
+/// Crates `rvlab-core` must never depend on (the core knows nothing of the browser).
+const FORBIDDEN_IN_CORE: &[&str] = &[
+    "yew",
+    "web-sys",
+    "gloo",
+    "wasm-bindgen",
+    "js-sys",
+    "getrandom",
+];
+
+/// Fails when `rvlab-core`'s normal dependency tree (any target) contains a browser crate.
+fn core_guard() -> Result<()> {
+    let tree = run_capture(cmd(
+        "cargo",
+        &[
+            "tree",
+            "-p",
+            "rvlab-core",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+            "--target",
+            "all",
+        ],
+    ))?;
+    let offenders = forbidden_crates(&tree);
+    if !offenders.is_empty() {
+        bail!(
+            "rvlab-core must stay free of browser crates, but depends on: {}",
+            offenders.join(", ")
+        );
+    }
+    let count = tree.lines().filter(|l| !l.trim().is_empty()).count();
+    println!("rvlab-core: {count} dependency lines, none of {FORBIDDEN_IN_CORE:?}");
+    Ok(())
+}
+
+/// The forbidden crates named in a `cargo tree --prefix none` listing (families included:
+/// `gloo-timers`, `wasm-bindgen-futures`, `yew-macro`, ...).
+fn forbidden_crates(tree: &str) -> Vec<String> {
+    let mut found: Vec<String> = tree
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| {
+            FORBIDDEN_IN_CORE
+                .iter()
+                .any(|bad| *name == *bad || name.starts_with(&format!("{bad}-")))
+        })
+        .map(str::to_owned)
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// Compares the determinism report of the core natively and in wasm32 under Node.
+fn determinism() -> Result<()> {
+    let native = run_capture(cmd(
+        "cargo",
+        &[
+            "run",
+            "--quiet",
+            "-p",
+            "rvlab-web",
+            "--example",
+            "determinism",
+        ],
+    ))?;
+    run(cmd(
+        "cargo",
+        &[
+            "build",
+            "--quiet",
+            "-p",
+            "rvlab-web",
+            "--example",
+            "determinism",
+            "--release",
+            "--target",
+            "wasm32-unknown-unknown",
+        ],
+    ))?;
+    let out_dir = "target/determinism-node";
+    run(install::with_tools(cmd(
+        "wasm-bindgen",
+        &[
+            "--target",
+            "nodejs",
+            "--out-dir",
+            out_dir,
+            "target/wasm32-unknown-unknown/release/examples/determinism.wasm",
+        ],
+    )))?;
+    let wasm = run_capture(cmd("node", &[&format!("{out_dir}/determinism.js")]))?;
+    compare_reports(&native, &wasm)?;
+    println!(
+        "native and wasm32 agree: {} lines, digest {:016x}",
+        native.lines().count(),
+        fnv1a(native.as_bytes())
+    );
+    Ok(())
+}
+
+/// Ok when both reports are equal and not empty; otherwise names the first differing line.
+fn compare_reports(native: &str, wasm: &str) -> Result<()> {
+    if native.trim().is_empty() {
+        bail!("the native determinism report is empty");
+    }
+    if native == wasm {
+        return Ok(());
+    }
+    let (n, w): (Vec<&str>, Vec<&str>) = (native.lines().collect(), wasm.lines().collect());
+    for i in 0..n.len().max(w.len()) {
+        let (a, b) = (n.get(i), w.get(i));
+        if a != b {
+            bail!(
+                "native and wasm32 differ at line {}:\n  native: {}\n  wasm32: {}",
+                i + 1,
+                a.unwrap_or(&"<missing>"),
+                b.unwrap_or(&"<missing>")
+            );
+        }
+    }
+    bail!("native and wasm32 reports differ (in whitespace only)")
+}
+
+/// FNV-1a, for a short printable digest of a report.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guard_names_forbidden_crates_and_their_families() {
+        let tree = "rvlab-core v0.1.0 (/x)\nserde v1.0.0\ngetrandom v0.2.0\n\
+                    wasm-bindgen-shared v0.2.130\nyewdux v1.0.0\njs-sys v0.3.0\n";
+        assert_eq!(
+            forbidden_crates(tree),
+            ["getrandom", "js-sys", "wasm-bindgen-shared"]
+        );
+        assert!(forbidden_crates("rvlab-core v0.1.0\nserde_json v1.0.0\n").is_empty());
+    }
+
+    #[test]
+    fn reports_compare_by_line() {
+        assert!(compare_reports("a\nb\n", "a\nb\n").is_ok());
+        let err = compare_reports("a\nb\n", "a\nc\n").unwrap_err().to_string();
+        assert!(err.contains("line 2"), "{err}");
+        assert!(compare_reports("", "").is_err());
+    }
+}

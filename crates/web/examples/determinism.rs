@@ -1,0 +1,48 @@
+//! Prints the core's determinism report, natively and in wasm32 (under Node).
+//!
+//! `cargo xtask test` runs this twice, `cargo run -p rvlab-web --example determinism` and the
+//! same example built for `wasm32-unknown-unknown`, bound with `wasm-bindgen --target nodejs`
+//! and run by `node`, and requires the two outputs to be byte-for-byte equal.
+
+fn main() {
+    let report = report();
+    #[cfg(target_arch = "wasm32")]
+    web_sys::console::log_1(&report.trim_end().into());
+    #[cfg(not(target_arch = "wasm32"))]
+    println!("{}", report.trim_end());
+}
+
+/// Seeds every lesson is run with.
+const SEEDS: [u64; 4] = [0, 1, 42, 0xDEAD_BEEF];
+
+/// The text both platforms must agree on: the core's own determinism fingerprints (every
+/// built-in lesson run on its default schedule, `rvlab_core::lessons::fingerprints`) for several
+/// seeds, plus the seeded generator's raw output (jitter and uids come from it).
+fn report() -> String {
+    use rvlab_core::{lessons::fingerprints, lessons::LESSONS, rng::Rng};
+    let mut out = String::new();
+    for seed in SEEDS {
+        let prints = fingerprints(seed);
+        let line: Vec<String> = prints.iter().map(|(id, f)| format!("{id}={f}")).collect();
+        out.push_str(&format!(
+            "seed {seed}: {} of {} lessons: {}\n",
+            prints.len(),
+            LESSONS.len(),
+            line.join(" ")
+        ));
+    }
+    for seed in [0u64, 42, u64::MAX] {
+        let mut rng = Rng::new(seed);
+        let words: Vec<String> = (0..4).map(|_| format!("{:016x}", rng.next_u64())).collect();
+        let floats: Vec<String> = (0..2).map(|_| format!("{:.17}", rng.next_f64())).collect();
+        let below: Vec<String> = (1..=6).map(|n| rng.below(n).to_string()).collect();
+        out.push_str(&format!(
+            "rng {seed}: {} {} {} {}\n",
+            words.join(","),
+            floats.join(","),
+            below.join(","),
+            rng.uuid()
+        ));
+    }
+    out
+}

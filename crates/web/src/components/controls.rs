@@ -1,0 +1,143 @@
+//! Step, back, run to end, reset, the scrub slider, autoplay and its speed, the seed, and one
+//! "next" button per unfinished client (the learner is the scheduler).
+
+use super::AppHandle;
+use crate::state::{Action, SPEEDS_MS};
+use rvlab_core::view::{ClientStatus, WorldView};
+use std::rc::Rc;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+/// Props of [`Controls`].
+#[derive(Properties, PartialEq)]
+pub struct ControlsProps {
+    pub app: AppHandle,
+    pub world: Rc<WorldView>,
+}
+
+fn button(
+    app: &AppHandle,
+    testid: &str,
+    label: &str,
+    key: &str,
+    action: Action,
+    disabled: bool,
+) -> Html {
+    let onclick = {
+        let app = app.clone();
+        Callback::from(move |_| app.dispatch(action.clone()))
+    };
+    html! {
+        <button type="button" data-testid={testid.to_string()} {onclick} {disabled}
+            aria-keyshortcuts={key.to_string()} title={format!("{label} ({key})")}>{label}</button>
+    }
+}
+
+/// The controls.
+#[function_component(Controls)]
+pub fn controls(props: &ControlsProps) -> Html {
+    let app = &props.app;
+    let (cursor, len) = (app.cursor, app.len());
+    let on_scrub = {
+        let app = app.clone();
+        Callback::from(move |e: InputEvent| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            if let Ok(n) = input.value().parse::<usize>() {
+                app.dispatch(Action::Jump(n));
+            }
+        })
+    };
+    let on_seed = {
+        let app = app.clone();
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            match input.value().trim().parse::<u64>() {
+                Ok(seed) => app.dispatch(Action::SetSeed(seed)),
+                Err(_) => input.set_value(&app.seed.to_string()),
+            }
+        })
+    };
+    let on_speed = {
+        let app = app.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            if let Ok(ms) = select.value().parse::<u32>() {
+                app.dispatch(Action::SetSpeed(ms));
+            }
+        })
+    };
+    let nexts: Html = props
+        .world
+        .clients
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.status,
+                ClientStatus::Ready | ClientStatus::Sleeping { .. }
+            )
+        })
+        .map(|c| {
+            let onclick = {
+                let (app, i) = (app.clone(), c.index);
+                Callback::from(move |_| app.dispatch(Action::Next(i)))
+            };
+            let what = c.next_statement.clone().unwrap_or_default();
+            let sleeping = matches!(c.status, ClientStatus::Sleeping { .. });
+            let key = (c.index + 1).to_string();
+            html! {
+                <button type="button" class={classes!("next", sleeping.then_some("sleeping"))}
+                    data-testid={format!("next-{}", c.name)} {onclick}
+                    aria-keyshortcuts={key.clone()}
+                    title={format!("{} goes next ({key}): {what} — {}", c.name, c.status_label)}>
+                    <span class="who">{format!("{} ▸", c.name)}</span>
+                    <span class="what">{what}</span>
+                    if sleeping { <span class="muted">{format!(" ({})", c.status_label)}</span> }
+                </button>
+            }
+        })
+        .collect();
+    html! {
+        <section class="panel controls" data-testid="controls" aria-label="Controls">
+            <div class="buttons">
+                {button(app, "reset", "Reset", "Home", Action::Reset, false)}
+                {button(app, "step-back", "◀ Back", "ArrowLeft", Action::StepBack, cursor == 0)}
+                {button(app, "step-forward", "Step ▶", "ArrowRight", Action::StepForward, cursor >= len)}
+                {button(app, "run-to-end", "Run to end ▶▶", "End", Action::RunToEnd, cursor >= len)}
+                <button type="button" data-testid="autoplay" aria-pressed={app.playing.to_string()}
+                    aria-keyshortcuts="Space" disabled={!app.playing && cursor >= len}
+                    onclick={let app = app.clone(); Callback::from(move |_| app.dispatch(Action::TogglePlaying))}>
+                    {if app.playing { "Pause" } else { "Play" }}
+                </button>
+                <label class="inline">{"speed "}
+                    <select data-testid="speed" onchange={on_speed} aria-label="Autoplay speed">
+                        { for SPEEDS_MS.iter().map(|&ms| html! {
+                            <option value={ms.to_string()} selected={ms == app.speed_ms}>{speed_label(ms)}</option>
+                        }) }
+                    </select>
+                </label>
+            </div>
+            <div class="scrub">
+                <input type="range" data-testid="scrub" aria-label="Step" min="0" max={len.to_string()}
+                    value={cursor.to_string()} oninput={on_scrub} />
+                <span class="pos" data-testid="position">{format!("step {cursor} of {len}")}</span>
+                <label class="inline">{"seed "}
+                    <input type="number" data-testid="seed" min="0" value={app.seed.to_string()}
+                        onchange={on_seed} aria-label="Seed" class="seed" />
+                </label>
+            </div>
+            <div class="nexts" role="group" aria-label="Who goes next">
+                <span class="muted">{"next: "}</span>
+                if props.world.finished { <span class="muted">{"every client has finished"}</span> }
+                {nexts}
+            </div>
+            <details class="keys">
+                <summary>{"Keyboard"}</summary>
+                <p>{"→ step · ← back · space play/pause · End run to end · Home reset · 1–9 that client goes next"}</p>
+            </details>
+        </section>
+    }
+}
+
+fn speed_label(ms: u32) -> String {
+    format!("{:.2} s/step", f64::from(ms) / 1000.0)
+}

@@ -1,0 +1,178 @@
+//! The scenario editor: a textarea over a highlighted `<pre>` layer, line numbers, and the
+//! diagnostics list (a click puts the caret on the problem).
+
+use crate::state::{Action, AppState};
+use rvlab_core::lang::{highlight, Diagnostic, Severity};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use web_sys::HtmlTextAreaElement;
+use yew::prelude::*;
+
+/// Props of [`Editor`]: narrow, so that stepping through a run never re-renders the editor.
+#[derive(Properties, PartialEq)]
+pub struct EditorProps {
+    pub dispatch: UseReducerDispatcher<AppState>,
+    pub source: AttrValue,
+    pub diagnostics: Rc<Vec<Diagnostic>>,
+    /// The textarea (shared so the diagnostics can move its caret).
+    pub textarea: NodeRef,
+}
+
+/// Props of [`Diagnostics`].
+#[derive(Properties, PartialEq)]
+pub struct DiagnosticsProps {
+    pub source: AttrValue,
+    pub diagnostics: Rc<Vec<Diagnostic>>,
+    pub run_error: Option<AttrValue>,
+    /// A re-run is pending (the text changed since the last parse).
+    pub dirty: bool,
+    pub textarea: NodeRef,
+}
+
+/// The most serious diagnostic of each line.
+fn line_marks(diagnostics: &[Diagnostic]) -> BTreeMap<u32, Severity> {
+    let mut marks = BTreeMap::new();
+    for d in diagnostics {
+        let e = marks.entry(d.span.line.max(1)).or_insert(d.severity);
+        if d.severity < *e {
+            *e = d.severity;
+        }
+    }
+    marks
+}
+
+/// The source cut into highlighted pieces (text is always rendered as text).
+fn highlighted(src: &str) -> Html {
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    for (span, class) in highlight(src) {
+        let (start, end) = (span.start as usize, span.end as usize);
+        if start < at {
+            continue;
+        }
+        if let (Some(gap), Some(piece)) = (src.get(at..start), src.get(start..end)) {
+            if !gap.is_empty() {
+                out.push(html! { {gap.to_string()} });
+            }
+            out.push(html! { <span class={format!("tok-{}", class.as_str())}>{piece.to_string()}</span> });
+            at = end;
+        }
+    }
+    if let Some(rest) = src.get(at..) {
+        out.push(html! { {rest.to_string()} });
+    }
+    out.into_iter().collect()
+}
+
+/// The editor.
+#[function_component(Editor)]
+pub fn editor(props: &EditorProps) -> Html {
+    let oninput = {
+        let dispatch = props.dispatch.clone();
+        Callback::from(move |e: InputEvent| {
+            let area: HtmlTextAreaElement = e.target_unchecked_into();
+            dispatch.dispatch(Action::EditSource(area.value()));
+        })
+    };
+    let src: &str = &props.source;
+    let lines = src.split('\n').count().max(1);
+    let marks = line_marks(&props.diagnostics);
+    let gutter: Html = (1..=lines as u32)
+        .map(|n| {
+            let class = match marks.get(&n) {
+                Some(Severity::Error) => "ln ln-error",
+                Some(Severity::Warning) => "ln ln-warning",
+                None => "ln",
+            };
+            html! { <div class={class}>{n}</div> }
+        })
+        .collect();
+    let bands: Html = marks
+        .iter()
+        .map(|(line, sev)| {
+            let style = format!("top: calc({} * var(--lh) + var(--pad))", line - 1);
+            html! { <div class={format!("band band-{}", sev.as_str())} style={style}></div> }
+        })
+        .collect();
+    html! {
+        <div class="code">
+            <div class="gutter" aria-hidden="true">{gutter}</div>
+            <div class="stack">
+                {bands}
+                <pre class="hl" aria-hidden="true">{highlighted(src)}{"\n"}</pre>
+                <textarea
+                    ref={props.textarea.clone()}
+                    data-testid="editor"
+                    aria-label="Scenario text"
+                    spellcheck="false"
+                    autocomplete="off"
+                    autocapitalize="off"
+                    wrap="off"
+                    rows={(lines + 1).to_string()}
+                    value={props.source.clone()}
+                    {oninput}
+                />
+            </div>
+        </div>
+    }
+}
+
+/// Puts the textarea's caret (selection) on a byte range of its text and focuses it.
+fn select(textarea: &NodeRef, src: &str, start: usize, end: usize) {
+    let Some(area) = textarea.cast::<HtmlTextAreaElement>() else {
+        return;
+    };
+    let utf16 = |i: usize| src.get(..i).map_or(0, |s| s.encode_utf16().count()) as u32;
+    let _ = area.focus();
+    let _ = area.set_selection_range(utf16(start), utf16(end.max(start)));
+}
+
+/// The diagnostics list.
+#[function_component(Diagnostics)]
+pub fn diagnostics(props: &DiagnosticsProps) -> Html {
+    let items: Html = props
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let onclick = {
+                let (textarea, src, span) = (props.textarea.clone(), props.source.clone(), d.span);
+                Callback::from(move |_| select(&textarea, &src, span.start as usize, span.end as usize))
+            };
+            let sev = d.severity.as_str();
+            html! {
+                <li class={format!("diag diag-{sev}")}>
+                    <button type="button" class="link" data-testid="diagnostic" {onclick}>
+                        <span class="diag-where">{format!("{}:{}", d.span.line, d.span.col)}</span>
+                        <span class="diag-sev">{if d.is_error() { "✖ error" } else { "⚠ warning" }}</span>
+                        <span class="diag-msg">{d.message.clone()}</span>
+                    </button>
+                    if let Some(expected) = &d.expected {
+                        <div class="diag-hint">{format!("expected {expected}")}</div>
+                    }
+                    if let Some(hint) = &d.hint {
+                        <div class="diag-hint">{format!("hint: {hint}")}</div>
+                    }
+                </li>
+            }
+        })
+        .collect();
+    let has_errors = props.diagnostics.iter().any(Diagnostic::is_error);
+    let status = if has_errors {
+        html! { <p class="note bad">{"The text has errors: the timeline still shows the last valid run."}</p> }
+    } else if props.dirty {
+        html! { <p class="note">{"Checking…"}</p> }
+    } else if props.diagnostics.is_empty() && props.run_error.is_none() {
+        html! { <p class="note ok">{"✓ No problems."}</p> }
+    } else {
+        html! {}
+    };
+    html! {
+        <div class="diagnostics" data-testid="diagnostics" aria-live="polite">
+            {status}
+            if let Some(err) = &props.run_error {
+                <p class="note bad" data-testid="run-error">{format!("✖ The scenario cannot run: {err}")}</p>
+            }
+            <ul>{items}</ul>
+        </div>
+    }
+}

@@ -1,0 +1,112 @@
+//! Small panels: the lesson picker (title and about), the narration of the current step, and
+//! the expectations checked at the end of the run.
+
+use super::AppHandle;
+use crate::state::Action;
+use rvlab_core::lessons::{lesson, LESSONS};
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+/// Props of the panels.
+#[derive(Properties, PartialEq)]
+pub struct PanelProps {
+    pub app: AppHandle,
+}
+
+/// The lessons picker and the scenario's title and about text.
+#[function_component(LessonPicker)]
+pub fn lesson_picker(props: &PanelProps) -> Html {
+    let app = &props.app;
+    let titles = use_memo((), |_| {
+        LESSONS
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.id, format!("{}. {}", i + 1, l.title())))
+            .collect::<Vec<_>>()
+    });
+    let onchange = {
+        let app = app.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            if let Some(l) = lesson(&select.value()) {
+                app.dispatch(Action::LoadLesson(l.id));
+            }
+        })
+    };
+    let current = app.lesson.unwrap_or("");
+    let scenario = app.shown.as_ref().map(|s| &s.run.scenario);
+    let title = scenario.and_then(|s| s.title.clone());
+    let about = scenario.and_then(|s| s.about.clone());
+    html! {
+        <div class="lesson">
+            <label class="inline">{"Lesson "}
+                <select data-testid="lesson-picker" {onchange} aria-label="Lesson">
+                    if app.lesson.is_none() { <option value="" selected=true>{"(your own scenario)"}</option> }
+                    { for titles.iter().map(|(id, t)| html! {
+                        <option value={*id} selected={*id == current}>{t.clone()}</option>
+                    }) }
+                </select>
+            </label>
+            if let Some(t) = title { <h2 class="title" data-testid="scenario-title">{t}</h2> }
+            if let Some(a) = about { <p class="about" data-testid="about">{a}</p> }
+        </div>
+    }
+}
+
+/// The narration of the current step.
+#[function_component(Narration)]
+pub fn narration(props: &PanelProps) -> Html {
+    let app = &props.app;
+    let body = match app.current_step() {
+        Some(step) => html! {
+            <>
+                <p><strong>{format!("Step {} · {}: ", step.number, step.client)}</strong>{step.narration.clone()}</p>
+                { for step.lost_updates.iter().map(|l| html! { <p class="bad">{format!("☠ {l}")}</p> }) }
+                if let Some(f) = &step.finished { <p class="muted">{f.clone()}</p> }
+            </>
+        },
+        None => {
+            html! { <p>{"Nothing has happened yet. Step forward (→), or pick who goes next."}</p> }
+        }
+    };
+    let stopped = app
+        .shown
+        .as_ref()
+        .filter(|s| app.cursor == s.run.len())
+        .and_then(|s| s.run.stopped.clone());
+    html! {
+        <section class="panel narration" data-testid="narration" aria-live="polite" aria-label="Narration">
+            {body}
+            if let Some(s) = stopped { <p class="bad">{s}</p> }
+        </section>
+    }
+}
+
+/// The expectations, checked on the run's final world.
+#[function_component(Expectations)]
+pub fn expectations(props: &PanelProps) -> Html {
+    let app = &props.app;
+    let Some(shown) = &app.shown else {
+        return html! { <section class="panel expectations" data-testid="expectations"></section> };
+    };
+    let items: Html = shown
+        .expectations
+        .iter()
+        .map(|e| {
+            let (class, word) = if e.holds { ("holds", "✓ holds") } else { ("fails", "✖ fails") };
+            html! {
+                <li class={class}>
+                    <span class="verdict">{word}</span>{" "}<code>{format!("expect {}", e.text)}</code>
+                    <div class="muted">{e.detail.clone()}</div>
+                </li>
+            }
+        })
+        .collect();
+    html! {
+        <section class="panel expectations" data-testid="expectations" aria-label="Expectations">
+            <h2>{"Expectations "}<span class="muted">{"(at the end of this run)"}</span></h2>
+            if shown.expectations.is_empty() { <p class="muted">{"This scenario has no expect lines."}</p> }
+            <ul>{items}</ul>
+        </section>
+    }
+}

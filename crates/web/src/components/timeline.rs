@@ -1,0 +1,265 @@
+//! The timeline: a lane per client and one for the server, a row per step.
+//!
+//! Stepping must stay well under a frame on a 1,000-step run, so the rows ([`Rows`]) render
+//! only when the run changes; the current step is marked by an effect that moves the `current`
+//! class and `aria-current` from one row to the next (rows after it are dimmed by CSS).
+
+use crate::labels::{mark_badge, sent_version, short_request};
+use crate::state::{Action, AppState, Shown};
+use rvlab_core::view::WorldView;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlElement;
+use yew::prelude::*;
+
+/// A shared run, compared by pointer (the same run renders the same rows).
+#[derive(Clone)]
+pub struct ShownRef(pub Rc<Shown>);
+
+impl PartialEq for ShownRef {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// Props of [`Timeline`]: the run (by identity), the position and the server's history line.
+#[derive(Properties, PartialEq)]
+pub struct TimelineProps {
+    pub dispatch: UseReducerDispatcher<AppState>,
+    pub shown: Option<ShownRef>,
+    pub cursor: usize,
+    pub history: AttrValue,
+}
+
+#[derive(Properties, PartialEq)]
+struct RowsProps {
+    shown: ShownRef,
+    dispatch: UseReducerDispatcher<AppState>,
+}
+
+#[derive(Properties, PartialEq)]
+struct RowProps {
+    shown: ShownRef,
+    index: usize,
+    dispatch: UseReducerDispatcher<AppState>,
+}
+
+#[function_component(Row)]
+fn row(props: &RowProps) -> Html {
+    let Some(step) = props.shown.0.steps.get(props.index) else {
+        return html! {};
+    };
+    let clients = props.shown.0.run.scenario.clients.len() as u32;
+    let badge = mark_badge(step.mark);
+    let lost = !step.lost_updates.is_empty();
+    let class = classes!(
+        "row",
+        format!("mark-{}", step.mark_label),
+        lost.then_some("lost"),
+    );
+    let cell = {
+        let main = match short_request(step) {
+            Some(req) => {
+                let sent = sent_version(step)
+                    .map(|v| format!(" rv {v}"))
+                    .unwrap_or_default();
+                html! { <span class="req">{format!("{req}{sent}")}</span> }
+            }
+            None => html! { <span class="local">{step.statement.clone()}</span> },
+        };
+        let status = step.status_line.as_ref().map(|s| {
+            let new = step.revision.map(|r| format!(" → {r}")).unwrap_or_default();
+            html! { <span class="status">{format!("{s}{new}")}</span> }
+        });
+        let badge = badge
+            .map(|(icon, word)| html! { <span class="badge">{format!("{icon} {word}")}</span> });
+        let lost_badge = (lost && step.mark_label != "lost-update")
+            .then(|| html! { <span class="badge lost">{"☠ lost update"}</span> });
+        html! { <>{main}{status}{badge}{lost_badge}</> }
+    };
+    let lanes: Html = (0..clients)
+        .map(|c| {
+            if c == step.client_index {
+                html! { <td class="lane mine">{cell.clone()}</td> }
+            } else {
+                html! { <td class="lane"></td> }
+            }
+        })
+        .collect();
+    let server = step.revision.map(|r| format!("rv {r}")).unwrap_or_default();
+    let onclick = {
+        let (dispatch, i) = (props.dispatch.clone(), props.index);
+        Callback::from(move |_| dispatch.dispatch(Action::Jump(i + 1)))
+    };
+    let label = format!(
+        "Step {} by {}: {}",
+        step.number, step.client, step.narration
+    );
+    html! {
+        <tr class={class} data-testid="timeline-row" data-step={step.number.to_string()} {onclick} title={label}>
+            <th scope="row" class="num">{step.number}</th>
+            <td class="clock">{step.clock.clone()}</td>
+            {lanes}
+            <td class="lane server">{server}</td>
+        </tr>
+    }
+}
+
+/// The setup row and one row per step; renders only when the run changes.
+#[function_component(Rows)]
+fn rows(props: &RowsProps) -> Html {
+    let shown = &props.shown.0;
+    let to_start = {
+        let dispatch = props.dispatch.clone();
+        Callback::from(move |_| dispatch.dispatch(Action::Jump(0)))
+    };
+    let rows: Html = (0..shown.steps.len())
+        .map(|i| html! { <Row key={i} shown={props.shown.clone()} index={i} dispatch={props.dispatch.clone()} /> })
+        .collect();
+    html! {
+        <tbody>
+            <tr class="row start" data-step="0" onclick={to_start}>
+                <th scope="row" class="num">{"0"}</th>
+                <td class="clock"></td>
+                <td class="lane" colspan={shown.run.scenario.clients.len().to_string()}>{"setup"}</td>
+                <td class="lane server">{setup_versions(shown)}</td>
+            </tr>
+            {rows}
+        </tbody>
+    }
+}
+
+/// Moves the `current` mark to the row of step `cursor` and scrolls it into the box's view.
+fn mark_current(boxed: &HtmlElement, cursor: usize) {
+    if let Ok(old) = boxed.query_selector_all("tr.current") {
+        for i in 0..old.length() {
+            if let Some(el) = old
+                .item(i)
+                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+            {
+                let _ = el.class_list().remove_1("current");
+                let _ = el.remove_attribute("aria-current");
+            }
+        }
+    }
+    let row = boxed
+        .query_selector(&format!("tr[data-step=\"{cursor}\"]"))
+        .ok()
+        .flatten()
+        .and_then(|r| r.dyn_into::<HtmlElement>().ok());
+    let Some(row) = row else {
+        return;
+    };
+    let _ = row.class_list().add_1("current");
+    let _ = row.set_attribute("aria-current", "step");
+    let head = 28;
+    let (top, bottom) = (row.offset_top(), row.offset_top() + row.offset_height());
+    let (view_top, view_h) = (boxed.scroll_top(), boxed.client_height());
+    if top < view_top + head {
+        boxed.set_scroll_top((top - head).max(0));
+    } else if bottom > view_top + view_h {
+        boxed.set_scroll_top(bottom - view_h);
+    }
+}
+
+/// The timeline.
+#[function_component(Timeline)]
+pub fn timeline(props: &TimelineProps) -> Html {
+    let scroller = use_node_ref();
+    {
+        let scroller = scroller.clone();
+        let run_id = props.shown.as_ref().map(|s| Rc::as_ptr(&s.0) as usize);
+        use_effect_with((props.cursor, run_id), move |&(cursor, _)| {
+            if let Some(boxed) = scroller.cast::<HtmlElement>() {
+                mark_current(&boxed, cursor);
+            }
+        });
+    }
+    let Some(shown) = props.shown.clone() else {
+        return html! {
+            <section class="panel timeline" data-testid="timeline" aria-label="Timeline">
+                <p class="note">{"No run yet: fix the scenario text to see one."}</p>
+            </section>
+        };
+    };
+    let header: Html = shown
+        .0
+        .run
+        .scenario
+        .clients
+        .iter()
+        .map(|c| html! { <th scope="col" class="lane">{c.name.clone()}</th> })
+        .collect();
+    html! {
+        <section class="panel timeline" data-testid="timeline" aria-label="Timeline">
+            <h2>{"Timeline"}</h2>
+            <p class="history" data-testid="server-history"><span class="muted">{"server: "}</span>{props.history.clone()}</p>
+            <div class="scroll" ref={scroller}>
+                <table>
+                    <colgroup>
+                        <col class="num" /><col class="clock" />
+                        { for shown.0.run.scenario.clients.iter().map(|_| html! { <col class="lane" /> }) }
+                        <col class="server" />
+                    </colgroup>
+                    <thead><tr><th scope="col" class="num">{"#"}</th><th scope="col" class="clock">{"t"}</th>{header}<th scope="col" class="lane server">{"server"}</th></tr></thead>
+                    <Rows {shown} dispatch={props.dispatch.clone()} />
+                </table>
+            </div>
+        </section>
+    }
+}
+
+/// `configmap/my-config: 100 → 101` for each object, up to the cursor.
+pub fn history_line(world: &WorldView) -> AttrValue {
+    let mut per_object: Vec<(String, Vec<String>)> = Vec::new();
+    for e in &world.events {
+        let label = if e.kind == "DELETED" {
+            format!("deleted ({})", e.revision)
+        } else {
+            e.revision.to_string()
+        };
+        match per_object.iter_mut().find(|(o, _)| *o == e.object) {
+            Some((_, v)) => v.push(label),
+            None => per_object.push((e.object.clone(), vec![label])),
+        }
+    }
+    if per_object.is_empty() {
+        return "no objects".into();
+    }
+    per_object
+        .into_iter()
+        .map(|(o, v)| format!("{o}: {}", v.join(" → ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+        .into()
+}
+
+fn setup_versions(shown: &Shown) -> String {
+    let world = shown.world_view(0);
+    world
+        .objects
+        .iter()
+        .map(|o| format!("rv {}", o.resource_version))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_server_history_grows_with_the_cursor() {
+        let s = AppState::default();
+        let shown = s.shown.clone().unwrap();
+        assert_eq!(
+            history_line(&shown.world_view(0)).as_str(),
+            "configmap/my-config: 100"
+        );
+        assert_eq!(
+            history_line(&shown.world_view(shown.run.len())).as_str(),
+            "configmap/my-config: 100 → 101"
+        );
+        assert_eq!(setup_versions(&shown), "rv 100");
+    }
+}

@@ -1,0 +1,202 @@
+//! `rvlab-browser-bench` (run by `cargo xtask bench`): timings measured in headless Chromium,
+//! printed as medians over N runs.
+//!
+//! - cold load to interactive: navigation start → the page's `rvlab-interactive` performance
+//!   mark (set once the app has rendered, timeline included), each load with a cold HTTP cache
+//!   (`no-store`);
+//! - step, back and jump on a 1,000-step run, measured in the browser through the real UI: a
+//!   script clicks `step-forward` / `step-back` or moves the `scrub` slider and times from the
+//!   event until the DOM shows the new position in the controls and the timeline, plus the
+//!   style and layout it causes (a forced layout read), paint excluded (Yew renders in a
+//!   microtask after the event, and yields to the event loop only after 16 ms of work).
+
+use anyhow::{bail, Context, Result};
+use rvlab_e2e::harness::Browser;
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+fn main() {
+    if let Err(e) = real_main() {
+        eprintln!("rvlab-browser-bench: error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn real_main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let runs: usize = match args.as_slice() {
+        [] => 15,
+        [flag, n] if flag == "--runs" => n.parse().context("--runs takes a number")?,
+        _ => bail!("usage: rvlab-browser-bench [--runs N]"),
+    };
+    let mut browser = Browser::start("bench")?;
+    let result = cold_loads(&browser, runs.max(1)).and_then(|loads| {
+        let steps = step_timings(&browser, runs.max(1))?;
+        Ok((loads, steps))
+    });
+    let _ = browser.session.quit();
+    browser.driver.stop();
+    let (loads, steps) = result?;
+    println!(
+        "\nbrowser (headless Chromium, loopback server, median of {} runs):",
+        loads.len()
+    );
+    println!(
+        "  cold load to interactive   median {:>7.1} ms   (min {:.1}, max {:.1}; budget 1000 ms)",
+        median(&loads),
+        loads.iter().cloned().fold(f64::INFINITY, f64::min),
+        loads.iter().cloned().fold(0.0, f64::max)
+    );
+    println!(
+        "  on a {}-step run (in the browser, through the UI, incl. re-render; budget 16 ms):",
+        steps.len
+    );
+    for (name, times) in [
+        ("step", &steps.forward),
+        ("back", &steps.back),
+        ("jump", &steps.jump),
+    ] {
+        println!(
+            "    {name:<5} median {:>7.2} ms   (max {:.2}, {} samples)",
+            median(times),
+            times.iter().cloned().fold(0.0, f64::max),
+            times.len()
+        );
+    }
+    Ok(())
+}
+
+/// A scenario with exactly `clients * per_client` steps: each client reads once, then only
+/// edits its local copy (no conflicts, so no client stops early).
+fn long_scenario(clients: usize, per_client: usize) -> String {
+    let mut s = String::from("title \"bench: a long run\"\n\nobject configmap/c at resourceVersion 1:\n    data.k = \"0\"\n");
+    for c in 0..clients {
+        s.push_str(&format!("\nclient c{c}:\n    v = get configmap/c\n"));
+        for i in 1..per_client {
+            s.push_str(&format!("    v.data.k = \"{i}\"\n"));
+        }
+    }
+    s
+}
+
+struct StepTimes {
+    len: u64,
+    forward: Vec<f64>,
+    back: Vec<f64>,
+    jump: Vec<f64>,
+}
+
+/// Loads a 1,000-step scenario into the editor and times steps, back-steps and jumps.
+fn step_timings(browser: &Browser, runs: usize) -> Result<StepTimes> {
+    let s = &browser.session;
+    s.goto(&browser.url)?;
+    let text = long_scenario(10, 100);
+    // Set the text as one input event (typing 30 kB key by key would take minutes).
+    s.execute(
+        "const t = document.querySelector('[data-testid=editor]'); t.value = arguments[0]; \
+         t.dispatchEvent(new Event('input', { bubbles: true }));",
+        vec![Value::String(text)],
+    )?;
+    let start = Instant::now();
+    let len = loop {
+        let v = s.execute(
+            "const m = /of (\\d+)/.exec(document.querySelector('[data-testid=position]').textContent); \
+             return m ? Number(m[1]) : null;",
+            vec![],
+        )?;
+        if let Some(n) = v.as_u64().filter(|&n| n >= 1000) {
+            break n;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            bail!("the long scenario never ran (position: {v})");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let samples = (runs * 10).max(20);
+    let script = "
+        const done = arguments[arguments.length - 1];
+        const [what, n, len] = arguments;
+        const q = id => document.querySelector(`[data-testid=${id}]`);
+        const pos = () => Number(/step (\\d+)/.exec(q('position').textContent)[1]);
+        const current = () => document.querySelector('[data-testid=timeline] tr.current');
+        const shows = want => pos() === want && current() !== null && Number(current().dataset.step) === want;
+        const macrotask = () => new Promise(r => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); });
+        const settle = async want => {
+            for (let k = 0; k < 100; k++) { if (shows(want)) return true; await Promise.resolve(); }
+            const t = performance.now();
+            while (performance.now() - t < 5000) { if (shows(want)) return true; await macrotask(); }
+            return false;
+        };
+        const jumpTo = k => { const s = q('scrub'); s.value = String(k); s.dispatchEvent(new Event('input', { bubbles: true })); };
+        (async () => {
+            const first = what === 'back' ? len : Math.floor(len / 2) - Math.floor(n / 2);
+            jumpTo(first);
+            if (!(await settle(first))) return `the first jump to ${first} never rendered`;
+            const times = [];
+            for (let i = 0; i < n; i++) {
+                const before = pos();
+                let want;
+                const t0 = performance.now();
+                if (what === 'step') { q('step-forward').click(); want = before + 1; }
+                else if (what === 'back') { q('step-back').click(); want = before - 1; }
+                else { want = (before + 7919 * (i + 1)) % (len + 1); jumpTo(want); }
+                if (!(await settle(want))) return `${what}: at ${pos()}, wanted ${want}`;
+                // Include style and layout: read a layout property before stopping the clock.
+                void document.body.offsetHeight;
+                times.push(performance.now() - t0);
+            }
+            return times;
+        })().then(done, e => done(String(e)));";
+    let measure = |what: &str| -> Result<Vec<f64>> {
+        let v = s.execute_async(script, vec![what.into(), samples.into(), len.into()])?;
+        match v {
+            Value::Array(xs) => Ok(xs.iter().filter_map(Value::as_f64).collect()),
+            other => bail!("{what}: {other}"),
+        }
+    };
+    Ok(StepTimes {
+        len,
+        forward: measure("step")?,
+        back: measure("back")?,
+        jump: measure("jump")?,
+    })
+}
+
+/// Milliseconds from navigation start to the `rvlab-interactive` mark, per cold load.
+fn cold_loads(browser: &Browser, runs: usize) -> Result<Vec<f64>> {
+    let s = &browser.session;
+    let mut out = Vec::new();
+    for _ in 0..runs {
+        s.goto("about:blank")?;
+        s.goto(&browser.url)?;
+        let start = Instant::now();
+        loop {
+            let v = s.execute(
+                "const m = performance.getEntriesByName('rvlab-interactive'); \
+                 return m.length ? m[0].startTime : null;",
+                vec![],
+            )?;
+            if let Value::Number(n) = v {
+                out.push(n.as_f64().unwrap_or(f64::NAN));
+                break;
+            }
+            if start.elapsed() > Duration::from_secs(10) {
+                bail!("the page never set its `rvlab-interactive` mark");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    Ok(out)
+}
+
+/// The median of a non-empty list.
+fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}

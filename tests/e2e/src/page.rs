@@ -1,0 +1,187 @@
+//! The playground's page object: `find` (locators, by `data-testid` only), `act` (verbs) and
+//! `check` (wait-until conditions with a timeout; never a fixed sleep).
+
+use crate::harness::{project_root, shared_browser};
+use crate::webdriver::{Element, Session};
+use anyhow::{bail, Result};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// How long a check waits before it fails.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+const POLL: Duration = Duration::from_millis(20);
+
+/// The playground, as a journey sees it.
+pub struct Page<'a> {
+    /// The browser session.
+    pub session: &'a Session,
+    /// The page's URL.
+    pub url: &'a str,
+}
+
+/// The CSS selector for a `data-testid`.
+pub fn testid(id: &str) -> String {
+    format!("[data-testid=\"{id}\"]")
+}
+
+impl<'a> Page<'a> {
+    // ---- find ----
+
+    /// Every element with this `data-testid`, in document order.
+    pub fn all(&self, id: &str) -> Result<Vec<Element>> {
+        self.session.find_all(&testid(id))
+    }
+
+    /// The element with this `data-testid`, waiting until it is present.
+    pub fn find(&self, id: &str) -> Result<Element> {
+        self.wait_until(&format!("`{id}` is present"), || {
+            Ok(self.all(id)?.into_iter().next())
+        })
+    }
+
+    /// The number of elements with this `data-testid` now.
+    pub fn count(&self, id: &str) -> Result<usize> {
+        Ok(self.all(id)?.len())
+    }
+
+    /// The text of the element with this `data-testid` (waiting until it is present).
+    pub fn text(&self, id: &str) -> Result<String> {
+        let el = self.find(id)?;
+        self.session.text(&el)
+    }
+
+    /// The current `value` of an input or textarea.
+    pub fn value(&self, id: &str) -> Result<String> {
+        let el = self.find(id)?;
+        Ok(self
+            .session
+            .property(&el, "value")?
+            .as_str()
+            .unwrap_or("")
+            .to_owned())
+    }
+
+    // ---- act ----
+
+    /// Loads the page afresh and waits for the app to render.
+    pub fn open(&self) -> Result<()> {
+        self.session.goto(self.url)?;
+        self.find("app").map(drop)
+    }
+
+    /// Clicks the element with this `data-testid`.
+    pub fn click(&self, id: &str) -> Result<()> {
+        let el = self.find(id)?;
+        self.session.click(&el)
+    }
+
+    /// Types `text` at the end of an input or textarea.
+    pub fn type_text(&self, id: &str, text: &str) -> Result<()> {
+        let el = self.find(id)?;
+        self.session.send_keys(&el, text)
+    }
+
+    /// Replaces the whole text of a textarea as a user would: select all, then type.
+    pub fn replace_text(&self, id: &str, text: &str) -> Result<()> {
+        let el = self.find(id)?;
+        self.session.click(&el)?;
+        self.session.chord(crate::webdriver::keys::CONTROL, "a")?;
+        self.session.send_keys(&el, text)
+    }
+
+    /// Presses keys on whatever has focus.
+    pub fn press(&self, keys: &[&str]) -> Result<()> {
+        self.session.press(keys)
+    }
+
+    /// Runs a script in the page.
+    pub fn script(&self, script: &str) -> Result<Value> {
+        self.session.execute(script, vec![])
+    }
+
+    /// Saves a PNG screenshot as `target/e2e-screenshots/NAME.png` and returns its path.
+    pub fn screenshot(&self, name: &str) -> Result<PathBuf> {
+        let dir = project_root().join("target/e2e-screenshots");
+        std::fs::create_dir_all(&dir)?;
+        let path = dir.join(format!("{name}.png"));
+        std::fs::write(&path, self.session.screenshot()?)?;
+        Ok(path)
+    }
+
+    // ---- check ----
+
+    /// Polls `probe` until it yields a value, or fails after [`TIMEOUT`] naming `what` (and
+    /// the last error the probe met, e.g. a stale element while the page re-rendered).
+    pub fn wait_until<T>(
+        &self,
+        what: &str,
+        mut probe: impl FnMut() -> Result<Option<T>>,
+    ) -> Result<T> {
+        let start = Instant::now();
+        let mut last_error = None;
+        loop {
+            match probe() {
+                Ok(Some(v)) => return Ok(v),
+                Ok(None) => {}
+                Err(e) => last_error = Some(e),
+            }
+            if start.elapsed() > TIMEOUT {
+                match last_error {
+                    Some(e) => bail!(
+                        "timed out after {TIMEOUT:?} waiting until {what} (last error: {e:#})"
+                    ),
+                    None => bail!("timed out after {TIMEOUT:?} waiting until {what}"),
+                }
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
+    /// Waits until the text of `id` contains `needle`; returns the text.
+    pub fn wait_text_contains(&self, id: &str, needle: &str) -> Result<String> {
+        let mut last = String::new();
+        let what = format!("`{id}` contains {needle:?}");
+        self.wait_until(&what, || {
+            let Some(el) = self.all(id)?.into_iter().next() else {
+                return Ok(None);
+            };
+            last = self.session.text(&el)?;
+            Ok(last.contains(needle).then(|| last.clone()))
+        })
+        .map_err(|e| e.context(format!("its text was: {last:?}")))
+    }
+
+    /// Waits until there are exactly `n` elements with this `data-testid`.
+    pub fn wait_count(&self, id: &str, n: usize) -> Result<()> {
+        self.wait_until(&format!("there are {n} `{id}`"), || {
+            Ok((self.count(id)? == n).then_some(()))
+        })
+    }
+}
+
+/// Runs one journey on the shared browser. On failure (an error or a panic) it saves a
+/// screenshot under `target/e2e-screenshots/` and fails the test with the cause.
+pub fn journey(name: &str, f: impl FnOnce(&Page) -> Result<()>) {
+    let browser = shared_browser();
+    let page = Page {
+        session: &browser.session,
+        url: &browser.url,
+    };
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&page)));
+    let failure = match outcome {
+        Ok(Ok(())) => return,
+        Ok(Err(e)) => format!("{e:#}"),
+        Err(panic) => panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "panic".into()),
+    };
+    let shot = match page.screenshot(&format!("failed-{name}")) {
+        Ok(p) => p.display().to_string(),
+        Err(e) => format!("(no screenshot: {e:#})"),
+    };
+    drop(browser);
+    panic!("journey `{name}` failed: {failure}\nscreenshot: {shot}");
+}

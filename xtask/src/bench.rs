@@ -1,0 +1,146 @@
+//! `cargo xtask bench`: the page's download (raw and gzip'd) against the budget, then the
+//! browser figures (cold load, step timings) from `rvlab-e2e`'s bench binary.
+
+use crate::util::{cmd, run};
+use anyhow::{bail, Context, Result};
+use flate2::{write::GzEncoder, Compression};
+use std::io::Write;
+use std::path::Path;
+
+/// The download budget for wasm + JS + CSS, gzip'd (product.md): 300 kB, aim 150 kB.
+const BUDGET: u64 = 300_000;
+/// The size we aim for.
+const AIM: u64 = 150_000;
+
+/// Builds `dist/`, prints the download sizes, then runs the browser bench.
+pub fn bench(args: &[String]) -> Result<()> {
+    let runs = parse_runs(args)?;
+    crate::dist()?;
+    let sizes = download_sizes(Path::new("dist"))?;
+    print_sizes(&sizes);
+    let total_gz: u64 = sizes.iter().map(|s| s.gzip).sum();
+    if total_gz > BUDGET {
+        bail!(
+            "the page's download ({}) is over the budget ({})",
+            kb(total_gz),
+            kb(BUDGET)
+        );
+    }
+    run(cmd(
+        "cargo",
+        &[
+            "run",
+            "--quiet",
+            "--release",
+            "-p",
+            "rvlab-e2e",
+            "--bin",
+            "rvlab-browser-bench",
+            "--",
+            "--runs",
+            &runs.to_string(),
+        ],
+    ))
+}
+
+fn parse_runs(args: &[String]) -> Result<u32> {
+    match args {
+        [] => Ok(15),
+        [flag, n] if flag == "--runs" => {
+            let n: u32 = n.parse().context("--runs takes a number")?;
+            if n == 0 {
+                bail!("--runs must be at least 1");
+            }
+            Ok(n)
+        }
+        _ => bail!("usage: cargo xtask bench [--runs N]"),
+    }
+}
+
+/// One kind of download (wasm, js, css): raw and gzip'd (level 9) bytes.
+#[derive(Debug, PartialEq)]
+pub struct Size {
+    /// `wasm`, `js` or `css`.
+    pub kind: &'static str,
+    /// Bytes as served.
+    pub raw: u64,
+    /// Bytes after gzip level 9.
+    pub gzip: u64,
+}
+
+/// Sums the files of `dir` by kind.
+pub fn download_sizes(dir: &Path) -> Result<Vec<Size>> {
+    let mut sizes: Vec<Size> = ["wasm", "js", "css"]
+        .into_iter()
+        .map(|kind| Size {
+            kind,
+            raw: 0,
+            gzip: 0,
+        })
+        .collect();
+    let entries = std::fs::read_dir(dir).with_context(|| {
+        format!(
+            "cannot read {} (build it with `cargo xtask dist`)",
+            dir.display()
+        )
+    })?;
+    for entry in entries {
+        let path = entry?.path();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if let Some(size) = sizes.iter_mut().find(|s| s.kind == ext) {
+            let bytes = std::fs::read(&path)?;
+            size.raw += bytes.len() as u64;
+            size.gzip += gzip_len(&bytes)?;
+        }
+    }
+    Ok(sizes)
+}
+
+/// The gzip'd size of `bytes` (level 9).
+pub fn gzip_len(bytes: &[u8]) -> Result<u64> {
+    let mut enc = GzEncoder::new(Vec::new(), Compression::new(9));
+    enc.write_all(bytes)?;
+    Ok(enc.finish()?.len() as u64)
+}
+
+fn kb(bytes: u64) -> String {
+    format!("{:.1} kB", bytes as f64 / 1000.0)
+}
+
+fn print_sizes(sizes: &[Size]) {
+    println!("\ndownload (dist/, 1 kB = 1000 bytes, gzip level 9):");
+    println!("  {:<6} {:>12} {:>12}", "kind", "raw", "gzip");
+    for s in sizes {
+        println!("  {:<6} {:>12} {:>12}", s.kind, kb(s.raw), kb(s.gzip));
+    }
+    let raw: u64 = sizes.iter().map(|s| s.raw).sum();
+    let gz: u64 = sizes.iter().map(|s| s.gzip).sum();
+    println!("  {:<6} {:>12} {:>12}", "total", kb(raw), kb(gz));
+    println!(
+        "  budget {} (aim {}): {:.0}% of the budget, {:.0}% of the aim",
+        kb(BUDGET),
+        kb(AIM),
+        100.0 * gz as f64 / BUDGET as f64,
+        100.0 * gz as f64 / AIM as f64
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gzip_shrinks_repetitive_input() {
+        let text = vec![b'a'; 10_000];
+        let n = gzip_len(&text).unwrap();
+        assert!(n > 0 && n < 200, "{n}");
+    }
+
+    #[test]
+    fn runs_argument() {
+        assert_eq!(parse_runs(&[]).unwrap(), 15);
+        assert_eq!(parse_runs(&["--runs".into(), "3".into()]).unwrap(), 3);
+        assert!(parse_runs(&["--runs".into(), "0".into()]).is_err());
+        assert!(parse_runs(&["--fast".into()]).is_err());
+    }
+}

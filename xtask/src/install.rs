@@ -1,0 +1,207 @@
+//! `cargo xtask install`: every tool the page and its tests need, each step checked first and
+//! skipped when already right, so that a second run takes a second.
+
+use crate::util::{cmd, probe, project_root, run};
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Trunk's version: 0.22 needs a newer rustc than the pinned 1.95.
+pub const TRUNK_VERSION: &str = "0.21.14";
+/// The npm `binaryen` major version that provides wasm-opt (Debian's 108 is too old).
+pub const BINARYEN_VERSION: &str = "132";
+/// Where the browser and its driver come from (Debian's `chromium` and `chromium-driver`).
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+/// See [`CHROMIUM`].
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// The project's own tool directory (`.tools/node_modules/.bin`, npm-installed wasm-opt).
+pub fn tools_bin() -> PathBuf {
+    project_root().join(".tools/node_modules/.bin")
+}
+
+/// `c` with the project's tools and `~/.cargo/bin` in front of `PATH`.
+pub fn with_tools(mut c: Command) -> Command {
+    let mut paths = vec![tools_bin()];
+    if let Some(home) = std::env::var_os("HOME") {
+        paths.push(Path::new(&home).join(".cargo/bin"));
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        paths.extend(std::env::split_paths(&path));
+    }
+    if let Ok(joined) = std::env::join_paths(paths) {
+        c.env("PATH", joined);
+    }
+    c
+}
+
+/// The `wasm-bindgen` version pinned in Cargo.lock (the CLI must match it exactly).
+pub fn locked_wasm_bindgen_version() -> Result<String> {
+    let lock = std::fs::read_to_string(project_root().join("Cargo.lock"))
+        .context("cannot read Cargo.lock")?;
+    lock_version(&lock, "wasm-bindgen").context("Cargo.lock has no `wasm-bindgen` package")
+}
+
+/// The version of package `name` in a Cargo.lock text.
+fn lock_version(lock: &str, name: &str) -> Option<String> {
+    let wanted = format!("name = \"{name}\"");
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == wanted {
+            let version = lines.next()?.trim();
+            let v = version.strip_prefix("version = \"")?.strip_suffix('"')?;
+            return Some(v.to_owned());
+        }
+    }
+    None
+}
+
+/// Installs (or confirms) every tool; prints one line per tool.
+pub fn install() -> Result<()> {
+    wasm_target()?;
+    trunk()?;
+    wasm_bindgen()?;
+    wasm_opt()?;
+    chromium()?;
+    Ok(())
+}
+
+fn ok(tool: &str, found: &str) {
+    println!("install: {tool:<14} ok ({found})");
+}
+
+fn doing(tool: &str, what: &str) {
+    println!("install: {tool:<14} {what}");
+}
+
+fn wasm_target() -> Result<()> {
+    let installed = probe_all(cmd("rustup", &["target", "list", "--installed"]));
+    if installed
+        .lines()
+        .any(|l| l.trim() == "wasm32-unknown-unknown")
+    {
+        ok("wasm target", "wasm32-unknown-unknown");
+        return Ok(());
+    }
+    doing("wasm target", "adding wasm32-unknown-unknown");
+    run(cmd("rustup", &["target", "add", "wasm32-unknown-unknown"]))
+}
+
+fn probe_all(mut c: Command) -> String {
+    c.output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default()
+}
+
+fn trunk() -> Result<()> {
+    let want = format!("trunk {TRUNK_VERSION}");
+    if let Some(found) = probe(with_tools(cmd("trunk", &["--version"]))) {
+        if found == want {
+            ok("trunk", &found);
+            return Ok(());
+        }
+        doing("trunk", &format!("found `{found}`, want `{want}`"));
+    }
+    doing("trunk", "cargo install (takes several minutes)");
+    run(cmd(
+        "cargo",
+        &["install", "trunk", "--version", TRUNK_VERSION, "--locked"],
+    ))
+}
+
+fn wasm_bindgen() -> Result<()> {
+    let version = locked_wasm_bindgen_version()?;
+    let want = format!("wasm-bindgen {version}");
+    if let Some(found) = probe(with_tools(cmd("wasm-bindgen", &["--version"]))) {
+        if found == want {
+            ok("wasm-bindgen", &found);
+            return Ok(());
+        }
+        doing("wasm-bindgen", &format!("found `{found}`, want `{want}`"));
+    }
+    doing("wasm-bindgen", "cargo install (takes a few minutes)");
+    // Not `--locked`: its lock file names a crate version the registry here lacks.
+    run(cmd(
+        "cargo",
+        &["install", "wasm-bindgen-cli", "--version", &version],
+    ))
+}
+
+fn wasm_opt() -> Result<()> {
+    let local = tools_bin().join("wasm-opt");
+    let want = format!("version {BINARYEN_VERSION}");
+    if let Some(found) = probe(cmd(&local.to_string_lossy(), &["--version"])) {
+        if found.contains(&want) {
+            ok("wasm-opt", &found);
+            return Ok(());
+        }
+        doing("wasm-opt", &format!("found `{found}`, want `{want}`"));
+    }
+    if probe(cmd("npm", &["--version"])).is_none() {
+        apt_install(&["nodejs", "npm"])?;
+    }
+    doing(
+        "wasm-opt",
+        &format!("npm install binaryen@{BINARYEN_VERSION} into .tools/"),
+    );
+    run(cmd(
+        "npm",
+        &[
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+            ".tools",
+            &format!("binaryen@{BINARYEN_VERSION}"),
+        ],
+    ))?;
+    match probe(cmd(&local.to_string_lossy(), &["--version"])) {
+        Some(found) if found.contains(&want) => Ok(()),
+        other => bail!("wasm-opt still not right after npm install: {other:?}"),
+    }
+}
+
+fn chromium() -> Result<()> {
+    if Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists() {
+        let version = probe(cmd(CHROMEDRIVER, &["--version"])).unwrap_or_default();
+        ok("chromium", &format!("{CHROMIUM}, {version}"));
+        return Ok(());
+    }
+    doing("chromium", "apt-get install chromium chromium-driver");
+    apt_install(&["chromium", "chromium-driver"])
+}
+
+fn apt_install(packages: &[&str]) -> Result<()> {
+    let root = probe(cmd("id", &["-u"])).as_deref() == Some("0");
+    let apt = |args: &[&str]| {
+        if root {
+            cmd("apt-get", args)
+        } else {
+            let mut all = vec!["apt-get"];
+            all.extend_from_slice(args);
+            cmd("sudo", &all)
+        }
+    };
+    run(apt(&["update"]))?;
+    let mut args = vec!["install", "-y", "--no-install-recommends"];
+    args.extend_from_slice(packages);
+    let mut c = apt(&args);
+    c.env("DEBIAN_FRONTEND", "noninteractive");
+    run(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_a_package_version_in_a_lock_file() {
+        let lock = "[[package]]\nname = \"wasm-bindgen-macro\"\nversion = \"0.2.1\"\n\n\
+                    [[package]]\nname = \"wasm-bindgen\"\nversion = \"0.2.130\"\n";
+        assert_eq!(
+            lock_version(lock, "wasm-bindgen").as_deref(),
+            Some("0.2.130")
+        );
+        assert_eq!(lock_version(lock, "yew"), None);
+    }
+}
