@@ -6,12 +6,14 @@
 //! - [`store`]: the versioned store, a model of the apiserver on etcd (requests in, Status out).
 //! - [`engine`]: the world as a value and one step of one client (client-go retry semantics);
 //! - [`schedule`]: schedule tokens (`a3b2a`); [`run`]: a run with every world kept, expectations;
+//! - [`exercises`]: goal-checked exercises (break it / fix it), grading and the built-in course;
 //! - [`view`]: preformatted views for the page; [`yaml`]: kubectl-style YAML; [`trace`]: the JSON trace.
 //!
 //! Invariants: no I/O, no wall clock, no threads, no `HashMap` iteration in anything observable;
 //! compiles for native and `wasm32-unknown-unknown` with the same results.
 
 pub mod engine;
+pub mod exercises;
 pub mod explore;
 pub mod json;
 pub mod lang;
