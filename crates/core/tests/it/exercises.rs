@@ -390,3 +390,32 @@ fn header_words_stay_identifiers_inside_clients() {
     let first = classes.first().expect("tokens");
     assert_eq!((first.0.start, first.1), (0, lang::TokenClass::Keyword));
 }
+
+/// The author's guide stays true: its example exercise parses and grades as described, and
+/// its course table lists every built-in exercise with its kind and title.
+#[test]
+fn the_guide_matches_the_code() {
+    let doc = include_str!("../../../../docs/exercises.md");
+    let mut examples = 0;
+    for block in doc.split("```").skip(1).step_by(2) {
+        let Some(body) = block.strip_prefix("rvl\n") else {
+            continue;
+        };
+        let ex = exercises::parse(body).unwrap_or_else(|d| panic!("{d:?}\n{body}"));
+        assert!(!grade(&ex, body).pass);
+        assert!(grade(&ex, "ba3b2").pass);
+        examples += 1;
+    }
+    assert!(examples >= 1);
+    for (i, b) in EXERCISES.iter().enumerate() {
+        let ex = b.parse().expect("parses");
+        let row = format!(
+            "| {} | `{}` | {} | {} |",
+            i + 1,
+            ex.id,
+            ex.goal.kind(),
+            ex.title
+        );
+        assert!(doc.contains(&row), "docs/exercises.md lacks the row {row}");
+    }
+}
