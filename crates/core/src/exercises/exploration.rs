@@ -144,3 +144,57 @@ pub fn explore(scenario: &Scenario, bounds: Bounds) -> Result<Exploration, RunEr
         expectations,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::Run;
+
+    fn scenario(src: &str) -> Scenario {
+        crate::lang::parse(src).scenario.expect("parses")
+    }
+
+    #[test]
+    fn counterexamples_replay_even_with_leading_local_statements() {
+        // Both clients start with a statement that sends nothing (the root's prefix).
+        let sc = scenario(
+            "object configmap/c:\n    data.n = \"0\"\n\
+             client alice:\n    v = \"1\"\n    o = get configmap/c\n    o.metadata.resourceVersion = \"\"\n    o.data.n = v\n    update o\n\
+             client bob:\n    w = \"2\"\n    o = get configmap/c\n    o.metadata.resourceVersion = \"\"\n    o.data.n = w\n    update o\n\
+             expect no lost updates\n",
+        );
+        let x = explore(&sc, GRADING_BOUNDS).expect("explores");
+        assert!(x.complete);
+        // 2 requests each: C(4,2) = 6 orders; the interleaved ones (4 of 6) lose an update.
+        assert_eq!(x.schedules, 6);
+        assert_eq!(x.expectations[0].violations, 4);
+        let token = x.expectations[0]
+            .counterexample
+            .clone()
+            .expect("a counterexample");
+        assert!(token.starts_with("ab"), "{token}");
+        let run = Run::new(&sc, 0, Some(&token)).expect("replays");
+        assert!(!run.expectations()[0].holds);
+        assert_eq!(run.token(), token);
+    }
+
+    #[test]
+    fn bounds_make_an_exploration_incomplete() {
+        let sc = scenario(
+            "object configmap/c:\n    data.n = \"0\"\n\
+             client a:\n    o = get configmap/c\n    update o\n\
+             client b:\n    o = get configmap/c\n    update o\n\
+             expect all clients succeed\n",
+        );
+        let tiny = Bounds {
+            max_states: 2,
+            ..GRADING_BOUNDS
+        };
+        let x = explore(&sc, tiny).expect("explores");
+        assert!(!x.complete);
+        assert_eq!(x.stopped_by.as_deref(), Some("max_states"));
+        let full = explore(&sc, GRADING_BOUNDS).expect("explores");
+        assert!(full.complete && full.stopped_by.is_none());
+        assert_eq!(full.schedules, 6);
+    }
+}
