@@ -1,5 +1,62 @@
 //! `rvlab`: check, run and explore scenarios natively.
+//!
+//! Exit codes: 0 every expectation holds (or the command succeeded), 1 an expectation failed or
+//! the file has errors, 2 usage error. Each subcommand lives in its own module and answers
+//! `--help`.
 
-fn main() {
-    std::process::exit(2);
+mod args;
+mod check;
+mod input;
+mod lessons;
+mod run;
+
+use std::process::ExitCode;
+
+/// Exit code: all good.
+pub const EXIT_OK: u8 = 0;
+/// Exit code: an expectation failed, or the file has errors.
+pub const EXIT_FAILED: u8 = 1;
+/// Exit code: the command line is wrong.
+pub const EXIT_USAGE: u8 = 2;
+
+const HELP: &str = "rvlab: a playground for Kubernetes optimistic concurrency
+
+Usage: rvlab <COMMAND> [ARGS]
+
+Commands:
+  check FILE     report the scenario's diagnostics (FILE:LINE:COL: error: ...)
+  run FILE       run the scenario once, narrated step by step (or --json)
+  lessons        list the built-in lessons, or export them (--export DIR)
+  help           show this help
+
+FILE is a path, `-` for standard input, or `lesson:ID` for a built-in lesson.
+Run `rvlab COMMAND --help` for a command's options.
+
+Exit codes: 0 all expectations hold, 1 an expectation failed or the file has errors,
+2 usage error.";
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let code = match argv.first().map(String::as_str) {
+        None | Some("help" | "--help" | "-h") => {
+            println!("{HELP}");
+            if argv.is_empty() {
+                EXIT_USAGE
+            } else {
+                EXIT_OK
+            }
+        }
+        Some("--version" | "-V") => {
+            println!("rvlab {}", env!("CARGO_PKG_VERSION"));
+            EXIT_OK
+        }
+        Some("check") => check::main(&argv[1..]),
+        Some("run") => run::main(&argv[1..]),
+        Some("lessons") => lessons::main(&argv[1..]),
+        Some(other) => {
+            eprintln!("error: unknown command `{other}`\n\n{HELP}");
+            EXIT_USAGE
+        }
+    };
+    ExitCode::from(code)
 }

@@ -4,13 +4,23 @@
 //! - [`rng`]: the one seeded generator (SplitMix64) for jitter, uids and tie-breaks;
 //! - [`json`]: helpers over `serde_json::Value` (hashing, so worlds can be `Hash`);
 //! - [`store`]: the versioned store, a model of the apiserver on etcd (requests in, Status out).
+//! - [`engine`]: the world as a value and one step of one client (client-go retry semantics);
+//! - [`schedule`]: schedule tokens (`a3b2a`); [`run`]: a run with every world kept, expectations;
+//! - [`view`]: preformatted views for the page; [`yaml`]: kubectl-style YAML; [`trace`]: the JSON trace.
 //!
 //! Invariants: no I/O, no wall clock, no threads, no `HashMap` iteration in anything observable;
 //! compiles for native and `wasm32-unknown-unknown` with the same results.
 
+pub mod engine;
 pub mod explore;
 pub mod json;
 pub mod lang;
+pub mod lessons;
 pub mod rng;
+pub mod run;
+pub mod schedule;
 pub mod share;
 pub mod store;
+pub mod trace;
+pub mod view;
+pub mod yaml;

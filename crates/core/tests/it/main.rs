@@ -1,4 +1,5 @@
 //! The one integration-test binary of rvlab-core.
 
+mod engine;
 mod lang;
 mod store;

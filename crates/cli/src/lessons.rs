@@ -1,0 +1,51 @@
+//! `rvlab lessons [--export DIR]`.
+
+use crate::args::Args;
+use crate::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use rvlab_core::lessons::LESSONS;
+
+const HELP: &str = "Usage: rvlab lessons [--export DIR]
+
+Lists the built-in lessons (id and title). Run one with `rvlab run lesson:ID`.
+
+Options:
+  --export DIR   write every lesson to DIR/ID.rvl (DIR is created if needed)";
+
+/// Runs the subcommand.
+pub fn main(argv: &[String]) -> u8 {
+    let args = match Args::parse(argv, &["--export"], &[]) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}\n\n{HELP}");
+            return EXIT_USAGE;
+        }
+    };
+    if args.flag("--help") {
+        println!("{HELP}");
+        return EXIT_OK;
+    }
+    if !args.positional.is_empty() {
+        eprintln!("error: lessons takes no FILE\n\n{HELP}");
+        return EXIT_USAGE;
+    }
+    if let Some(dir) = args.value("--export") {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("error: cannot create {dir}: {e}");
+            return EXIT_FAILED;
+        }
+        for l in LESSONS {
+            let path = std::path::Path::new(dir).join(format!("{}.rvl", l.id));
+            if let Err(e) = std::fs::write(&path, l.source) {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                return EXIT_FAILED;
+            }
+            println!("{}", path.display());
+        }
+        return EXIT_OK;
+    }
+    let width = LESSONS.iter().map(|l| l.id.len()).max().unwrap_or(0);
+    for l in LESSONS {
+        println!("{:width$}  {}", l.id, l.title());
+    }
+    EXIT_OK
+}

@@ -1,0 +1,101 @@
+//! The built-in lessons: scenario files in `crates/core/lessons/NN-id.rvl`, compiled in.
+//! Each has a title, an about text, a default `schedule` that tells its story, and
+//! expectations that hold on that schedule.
+
+use crate::lang::{parse, Parsed};
+
+/// A built-in lesson.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lesson {
+    /// The id (`stale-update`), used as `lesson:ID` on the command line.
+    pub id: &'static str,
+    /// The file name (`01-stale-update.rvl`).
+    pub file: &'static str,
+    /// The scenario text.
+    pub source: &'static str,
+}
+
+impl Lesson {
+    /// The parsed scenario (lessons always parse without errors: tested).
+    pub fn parse(&self) -> Parsed {
+        parse(self.source)
+    }
+
+    /// The lesson's title (from its `title` line), or its id.
+    pub fn title(&self) -> String {
+        self.parse()
+            .scenario
+            .and_then(|s| s.title)
+            .unwrap_or_else(|| self.id.to_string())
+    }
+}
+
+macro_rules! lessons {
+    ($($num:literal $id:literal),* $(,)?) => {
+        /// Every built-in lesson, in order.
+        pub const LESSONS: &[Lesson] = &[$(
+            Lesson {
+                id: $id,
+                file: concat!($num, "-", $id, ".rvl"),
+                source: include_str!(concat!("../lessons/", $num, "-", $id, ".rvl")),
+            },
+        )*];
+    };
+}
+
+lessons! {
+    "01" "stale-update",
+    "02" "retry-reread",
+    "03" "retry-without-reread",
+    "04" "unconditional-update",
+    "05" "merge-patch-overwrite",
+    "06" "json-patch-test",
+    "07" "apply-conflicts",
+    "08" "create-already-exists",
+    "09" "delete-precondition",
+    "10" "counter",
+    "11" "retry-policies",
+    "12" "fresh-version-stale-body",
+    "13" "patch-precondition",
+}
+
+/// The lesson with this id.
+pub fn lesson(id: &str) -> Option<&'static Lesson> {
+    LESSONS.iter().find(|l| l.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_list_matches_the_directory() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/lessons");
+        let mut files: Vec<String> = std::fs::read_dir(dir)
+            .expect("lessons directory")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".rvl"))
+            .collect();
+        files.sort();
+        let listed: Vec<String> = LESSONS.iter().map(|l| l.file.to_string()).collect();
+        assert_eq!(files, listed);
+        for l in LESSONS {
+            let path = format!("{dir}/{}", l.file);
+            assert_eq!(
+                std::fs::read_to_string(path).expect("lesson file"),
+                l.source
+            );
+        }
+    }
+
+    #[test]
+    fn ids_are_unique_and_lookups_work() {
+        for (i, l) in LESSONS.iter().enumerate() {
+            assert!(LESSONS[..i].iter().all(|o| o.id != l.id));
+            assert_eq!(lesson(l.id).map(|x| x.file), Some(l.file));
+        }
+        assert!(LESSONS.len() >= 13);
+        assert!(lesson("nope").is_none());
+    }
+}

@@ -1,0 +1,124 @@
+//! The JSON trace of a run (docs/json-trace.md): what `rvlab run --json` prints and what the
+//! page exports. Field names and meanings are stable.
+
+use crate::engine::{ClientOutcome, RUNTIME_ERROR};
+use crate::run::Run;
+use serde_json::{json, Value};
+
+/// The version of the trace format (`"version"` field).
+pub const TRACE_VERSION: u32 = 1;
+
+/// The run as a JSON trace.
+pub fn trace(run: &Run) -> Value {
+    let scenario = &run.scenario;
+    let world = run.last();
+    let name_of = |c: u32| {
+        scenario
+            .clients
+            .get(c as usize)
+            .map_or_else(String::new, |x| x.name.clone())
+    };
+    let steps: Vec<Value> = run
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            json!({
+                "index": i,
+                "client": name_of(s.client),
+                "line": s.line,
+                "statement": s.statement,
+                "clock_ms": s.clock_nanos as f64 / 1e6,
+                "request": s.request.as_ref().map(|r| json!({
+                    "method": r.method.as_str(),
+                    "path": r.path,
+                    "content_type": r.content_type,
+                    "body": r.body,
+                })),
+                "response": s.response.as_ref().map(|r| json!({
+                    "code": r.code,
+                    "body": r.body,
+                })),
+                "mark": s.mark.as_str(),
+                "revision": s.revision,
+                "narration": s.narration,
+                "lost_updates": s.lost_updates.iter().map(|l| json!({
+                    "object": l.object,
+                    "path": l.path,
+                    "writer": l.writer,
+                    "overwritten_writer": l.overwritten_writer,
+                    "overwritten_revision": l.overwritten_revision,
+                    "base_revision": l.base_revision,
+                    "revision": l.revision,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let clients: Vec<Value> = scenario
+        .clients
+        .iter()
+        .zip(&world.clients)
+        .map(|(spec, c)| {
+            let (outcome, error) = match &c.outcome {
+                Some(ClientOutcome::Succeeded) => ("succeeded", Value::Null),
+                Some(ClientOutcome::Failed(f)) => (
+                    "failed",
+                    match &f.status {
+                        Some(s) => s.0.clone(),
+                        None => json!({"reason": RUNTIME_ERROR, "message": f.message}),
+                    },
+                ),
+                None => ("unfinished", Value::Null),
+            };
+            json!({
+                "name": spec.name,
+                "outcome": outcome,
+                "error": error,
+                "attempts": c.attempts,
+            })
+        })
+        .collect();
+    let objects: Vec<Value> = world.store.objects().map(|(_, o)| o.clone()).collect();
+    let expectations: Vec<Value> = run
+        .expectations()
+        .into_iter()
+        .map(|e| json!({"text": e.text, "line": e.line, "holds": e.holds, "detail": e.detail}))
+        .collect();
+    json!({
+        "version": TRACE_VERSION,
+        "title": scenario.title,
+        "schedule": run.token(),
+        "seed": run.seed,
+        "steps": steps,
+        "clients": clients,
+        "objects": objects,
+        "expectations": expectations,
+        "stopped": run.stopped,
+    })
+}
+
+/// 64-bit FNV-1a.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// A stable hex fingerprint of the run's JSON trace (for native-vs-wasm determinism checks).
+pub fn fingerprint(run: &Run) -> String {
+    format!("{:016x}", fnv1a64(trace(run).to_string().as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv_matches_the_published_vectors() {
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}

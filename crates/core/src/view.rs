@@ -1,0 +1,559 @@
+//! Plain, preformatted views of a run for the page (and the CLI): every label is ready to show,
+//! no logic is left to the UI.
+
+use crate::engine::{fmt_duration, Action, ClientOutcome, Mark, StepRecord, Verb, World};
+use crate::lang::ast::{Scenario, StmtKind};
+use crate::run::Run;
+use crate::schedule::letter;
+use crate::store::{EventType, ObjectRef, Request, Response};
+use crate::yaml;
+use serde_json::Value;
+
+/// One step of the timeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepView {
+    /// 0-based position in the run.
+    pub index: u32,
+    /// 1-based, as shown.
+    pub number: u32,
+    pub client_index: u32,
+    pub client: String,
+    pub letter: char,
+    pub line: u32,
+    pub statement: String,
+    /// The virtual clock when the step ran (`10.4ms`).
+    pub clock: String,
+    pub clock_nanos: u64,
+    /// `PUT /api/v1/namespaces/default/configmaps/my-config?fieldManager=bob`.
+    pub request_line: Option<String>,
+    pub content_type: Option<String>,
+    /// Pretty JSON.
+    pub request_body: Option<String>,
+    /// `409 Conflict`.
+    pub status_line: Option<String>,
+    pub status_code: Option<u16>,
+    /// Pretty JSON, exactly the server's body.
+    pub response_body: Option<String>,
+    pub narration: String,
+    /// One sentence per lost update this step caused.
+    pub lost_updates: Vec<String>,
+    pub mark: Mark,
+    /// `ok`, `conflict`, …
+    pub mark_label: &'static str,
+    /// The revision this step wrote.
+    pub revision: Option<u64>,
+    /// The equivalent kubectl command, where one exists.
+    pub kubectl: Option<String>,
+    /// Whether the step sent a request.
+    pub sends_request: bool,
+    /// `done: succeeded` / `done: failed with 409 Conflict` when the client finished here.
+    pub finished: Option<String>,
+}
+
+/// A server object, as `kubectl get -o yaml` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectView {
+    /// `configmap/my-config`.
+    pub name: String,
+    pub resource_version: String,
+    /// The whole YAML text.
+    pub yaml: String,
+    /// The same, line by line, with the `resourceVersion` line flagged for highlighting.
+    pub lines: Vec<YamlLine>,
+}
+
+/// One YAML line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct YamlLine {
+    pub text: String,
+    /// This is `metadata.resourceVersion`.
+    pub resource_version: bool,
+}
+
+/// One entry of the server's event log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventView {
+    /// `ADDED`, `MODIFIED`, `DELETED`.
+    pub kind: &'static str,
+    pub object: String,
+    pub revision: u64,
+    pub writer: String,
+    /// `MODIFIED configmap/my-config at 101 by alice`.
+    pub text: String,
+}
+
+/// Where a client is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClientStatus {
+    Ready,
+    Sleeping { until: String },
+    Succeeded,
+    Failed { reason: String, message: String },
+}
+
+/// A client variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VarView {
+    pub name: String,
+    /// The value as YAML (objects) or JSON (scalars).
+    pub text: String,
+    /// The object it holds (`configmap/my-config`), when it came from the server.
+    pub object: Option<String>,
+    /// `metadata.resourceVersion` as the variable holds it (possibly edited by hand).
+    pub resource_version: Option<String>,
+    /// The revision of the response it came from.
+    pub base: Option<u64>,
+    /// The server has moved the object past `base` (or deleted it).
+    pub stale: bool,
+    /// `stale: the server is at 101` / `current`.
+    pub stale_label: Option<String>,
+}
+
+/// A client's panel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientView {
+    pub index: u32,
+    pub name: String,
+    pub letter: char,
+    pub status: ClientStatus,
+    /// `ready`, `sleeping until 10.4ms`, `done`, `failed: 409 Conflict`.
+    pub status_label: String,
+    /// The next statement (`backoff sleep (DefaultRetry)` when it is a backoff sleep).
+    pub next_statement: Option<String>,
+    pub next_line: Option<u32>,
+    pub next_sends_request: bool,
+    /// `attempt 2 of 5 (DefaultRetry)` inside a retry block.
+    pub attempt: Option<String>,
+    pub vars: Vec<VarView>,
+}
+
+/// The state after a step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorldView {
+    pub clock: String,
+    pub objects: Vec<ObjectView>,
+    pub events: Vec<EventView>,
+    pub clients: Vec<ClientView>,
+    /// Every lost update so far, as sentences.
+    pub lost_updates: Vec<String>,
+    pub finished: bool,
+}
+
+/// The HTTP reason phrase of a status code (`Conflict`, `Unprocessable Entity`).
+pub fn reason_phrase(code: u16) -> &'static str {
+    match code {
+        200 => "OK",
+        201 => "Created",
+        202 => "Accepted",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        409 => "Conflict",
+        410 => "Gone",
+        415 => "Unsupported Media Type",
+        422 => "Unprocessable Entity",
+        500 => "Internal Server Error",
+        504 => "Gateway Timeout",
+        _ => "",
+    }
+}
+
+/// `409 Conflict`.
+pub fn status_line(code: u16) -> String {
+    let p = reason_phrase(code);
+    if p.is_empty() {
+        code.to_string()
+    } else {
+        format!("{code} {p}")
+    }
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+fn kubectl_target(t: &ObjectRef) -> String {
+    let ns = if t.namespace == "default" {
+        String::new()
+    } else {
+        format!(" -n {}", t.namespace)
+    };
+    format!("{} {}{ns}", t.resource.short(), t.name)
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// The kubectl command that sends the same request, where one exists.
+pub fn kubectl_command(rec: &StepRecord) -> Option<String> {
+    let t = rec.target.as_ref()?;
+    let req: &Request = rec.request.as_ref()?;
+    let body = req.body.as_ref().map(|b| b.to_string()).unwrap_or_default();
+    Some(match rec.verb? {
+        Verb::Get => format!("kubectl get {} -o yaml", kubectl_target(t)),
+        Verb::Update => "kubectl replace -f obj.yaml".to_string(),
+        Verb::Create => "kubectl create -f obj.yaml".to_string(),
+        Verb::MergePatch => format!(
+            "kubectl patch {} --type=merge -p {}",
+            kubectl_target(t),
+            shell_quote(&body)
+        ),
+        Verb::JsonPatch => format!(
+            "kubectl patch {} --type=json -p {}",
+            kubectl_target(t),
+            shell_quote(&body)
+        ),
+        Verb::StrategicPatch => format!(
+            "kubectl patch {} --type=strategic -p {}",
+            kubectl_target(t),
+            shell_quote(&body)
+        ),
+        Verb::Apply => {
+            let manager = req
+                .path
+                .split("fieldManager=")
+                .nth(1)
+                .map(|m| m.split('&').next().unwrap_or(m))
+                .unwrap_or("kubectl");
+            let force = if req.path.contains("force=true") {
+                " --force-conflicts"
+            } else {
+                ""
+            };
+            format!("kubectl apply --server-side --field-manager={manager}{force} -f -")
+        }
+        Verb::Delete => {
+            if req.body.is_some() {
+                // kubectl delete has no flag for preconditions.
+                return None;
+            }
+            format!("kubectl delete {}", kubectl_target(t))
+        }
+        Verb::Setup => return None,
+    })
+}
+
+/// The view of one step.
+pub fn step_view(scenario: &Scenario, index: u32, rec: &StepRecord) -> StepView {
+    let name = scenario
+        .clients
+        .get(rec.client as usize)
+        .map_or_else(String::new, |c| c.name.clone());
+    let response: Option<&Response> = rec.response.as_ref();
+    StepView {
+        index,
+        number: index + 1,
+        client_index: rec.client,
+        client: name.clone(),
+        letter: letter(rec.client),
+        line: rec.line,
+        statement: rec.statement.clone(),
+        clock: fmt_duration(rec.clock_nanos),
+        clock_nanos: rec.clock_nanos,
+        request_line: rec
+            .request
+            .as_ref()
+            .map(|r| format!("{} {}", r.method.as_str(), r.path)),
+        content_type: rec.request.as_ref().and_then(|r| r.content_type.clone()),
+        request_body: rec
+            .request
+            .as_ref()
+            .and_then(|r| r.body.as_ref())
+            .map(pretty),
+        status_line: response.map(|r| status_line(r.code)),
+        status_code: response.map(|r| r.code),
+        response_body: response.map(|r| pretty(&r.body)),
+        narration: rec.narration.clone(),
+        lost_updates: rec
+            .lost_updates
+            .iter()
+            .map(|l| crate::engine::lost_sentence(l, rec.verb.unwrap_or(Verb::Update)))
+            .collect(),
+        mark: rec.mark,
+        mark_label: rec.mark.as_str(),
+        revision: rec.revision,
+        kubectl: kubectl_command(rec),
+        sends_request: rec.action == Action::Request,
+        finished: rec.finished.as_ref().map(|o| format!("{name} {o}")),
+    }
+}
+
+/// Every step of a run.
+pub fn steps_view(run: &Run) -> Vec<StepView> {
+    run.steps
+        .iter()
+        .enumerate()
+        .map(|(i, r)| step_view(&run.scenario, i as u32, r))
+        .collect()
+}
+
+/// An object as `kubectl get -o yaml` shows it (managedFields hidden, as kubectl does by
+/// default).
+pub fn object_view(obj: &Value) -> ObjectView {
+    let mut shown = obj.clone();
+    if let Some(Value::Object(meta)) = shown.get_mut("metadata") {
+        meta.remove("managedFields");
+    }
+    let text = yaml::to_yaml(&shown);
+    let lines = text
+        .lines()
+        .map(|l| YamlLine {
+            text: l.to_string(),
+            resource_version: l.starts_with("  resourceVersion:"),
+        })
+        .collect();
+    let kind = obj["kind"].as_str().unwrap_or("");
+    let short = match kind {
+        "ConfigMap" => "configmap".to_string(),
+        "Deployment" => "deployment".to_string(),
+        other => {
+            let group = obj["apiVersion"]
+                .as_str()
+                .and_then(|a| a.split('/').next())
+                .unwrap_or("");
+            format!("{}.{group}", other.to_lowercase())
+        }
+    };
+    let ns = obj["metadata"]["namespace"].as_str().unwrap_or("default");
+    let mut name = format!("{short}/{}", obj["metadata"]["name"].as_str().unwrap_or(""));
+    if ns != "default" {
+        name.push_str(&format!(" in {ns}"));
+    }
+    ObjectView {
+        name,
+        resource_version: obj["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap_or("")
+            .to_string(),
+        yaml: text,
+        lines,
+    }
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::Object(m) if !m.is_empty() => yaml::to_yaml(v),
+        Value::Array(a) if !a.is_empty() => yaml::to_yaml(v),
+        other => other.to_string(),
+    }
+}
+
+/// The view of a world.
+pub fn world_view(scenario: &Scenario, world: &World) -> WorldView {
+    let objects = world.store.objects().map(|(_, o)| object_view(o)).collect();
+    let events = world
+        .store
+        .events()
+        .iter()
+        .map(|e| {
+            let kind = match e.kind {
+                EventType::Added => "ADDED",
+                EventType::Modified => "MODIFIED",
+                EventType::Deleted => "DELETED",
+            };
+            EventView {
+                kind,
+                object: e.object.clone(),
+                revision: e.revision,
+                writer: e.writer.clone(),
+                text: format!("{kind} {} at {} by {}", e.object, e.revision, e.writer),
+            }
+        })
+        .collect();
+    let clients = scenario
+        .clients
+        .iter()
+        .zip(&world.clients)
+        .enumerate()
+        .map(|(i, (spec, c))| {
+            let i = i as u32;
+            let (status, status_label) = match &c.outcome {
+                Some(ClientOutcome::Succeeded) => (ClientStatus::Succeeded, "done".to_string()),
+                Some(ClientOutcome::Failed(f)) => (
+                    ClientStatus::Failed {
+                        reason: f.reason.clone(),
+                        message: f.message.clone(),
+                    },
+                    format!("failed: {}", f.label()),
+                ),
+                None if c.ready_at > world.clock_nanos => {
+                    let until = fmt_duration(c.ready_at);
+                    (
+                        ClientStatus::Sleeping {
+                            until: until.clone(),
+                        },
+                        format!("sleeping until {until}"),
+                    )
+                }
+                None => (ClientStatus::Ready, "ready".to_string()),
+            };
+            let (next_statement, next_line) = if c.outcome.is_some() {
+                (None, None)
+            } else if c.backoff_pending {
+                let r = world.current_retry(scenario, i);
+                (
+                    Some(format!(
+                        "backoff sleep ({})",
+                        r.map_or("retry", |(p, _)| p.name.as_str())
+                    )),
+                    None,
+                )
+            } else {
+                match world.next_statement(scenario, i) {
+                    Some(s) => (Some(s.text.clone()), Some(s.span.line)),
+                    None => (None, None),
+                }
+            };
+            let attempt = if c.outcome.is_none() {
+                world
+                    .current_retry(scenario, i)
+                    .map(|(p, r)| format!("attempt {} of {} ({})", r.attempt, p.steps, p.name))
+            } else {
+                None
+            };
+            let vars = c
+                .vars
+                .iter()
+                .map(|(name, v)| {
+                    let current = v.held.as_ref().map(|h| {
+                        world.store.get(&h.object).and_then(|o| {
+                            o["metadata"]["resourceVersion"]
+                                .as_str()
+                                .and_then(|s| s.parse::<u64>().ok())
+                        })
+                    });
+                    let stale = match (&v.held, current) {
+                        (Some(h), Some(Some(cur))) => cur != h.base,
+                        (Some(_), Some(None)) => true,
+                        _ => false,
+                    };
+                    let stale_label = match (&v.held, current) {
+                        (Some(_), Some(Some(cur))) if stale => {
+                            Some(format!("stale: the server is at {cur}"))
+                        }
+                        (Some(_), Some(None)) => Some("stale: the object is gone".to_string()),
+                        (Some(_), _) => Some("current".to_string()),
+                        _ => None,
+                    };
+                    VarView {
+                        name: name.clone(),
+                        text: value_text(&v.value.0),
+                        object: v.held.as_ref().map(|h| h.object.to_string()),
+                        resource_version: v.value.0["metadata"]["resourceVersion"]
+                            .as_str()
+                            .map(str::to_string),
+                        base: v.held.as_ref().map(|h| h.base),
+                        stale,
+                        stale_label,
+                    }
+                })
+                .collect();
+            ClientView {
+                index: i,
+                name: spec.name.clone(),
+                letter: letter(i),
+                status,
+                status_label,
+                next_statement,
+                next_line,
+                next_sends_request: world.next_sends_request(scenario, i),
+                attempt,
+                vars,
+            }
+        })
+        .collect();
+    WorldView {
+        clock: fmt_duration(world.clock_nanos),
+        objects,
+        events,
+        clients,
+        lost_updates: world
+            .lost_updates
+            .iter()
+            .map(|l| {
+                let verb = world
+                    .write_verbs
+                    .get(&l.revision)
+                    .copied()
+                    .unwrap_or(Verb::Update);
+                crate::engine::lost_sentence(l, verb)
+            })
+            .collect(),
+        finished: world.is_finished(),
+    }
+}
+
+/// Whether a statement sends a request (for the editor's gutter).
+pub fn sends_request(kind: &StmtKind) -> bool {
+    matches!(
+        kind,
+        StmtKind::Get { .. }
+            | StmtKind::Update { .. }
+            | StmtKind::Create { .. }
+            | StmtKind::Patch { .. }
+            | StmtKind::Apply { .. }
+            | StmtKind::Delete { .. }
+    )
+}
+
+/// The run as narrated text, as `rvlab run` prints it: one entry per step (number, client,
+/// line, statement, clock, status and narration), the clients' outcomes, the expectations.
+pub fn run_text(run: &Run) -> String {
+    let sc = &run.scenario;
+    let mut out = String::new();
+    if let Some(t) = &sc.title {
+        out.push_str(t);
+        out.push('\n');
+    }
+    out.push_str(&format!("schedule {}, seed {}\n\n", run.token(), run.seed));
+    let width = sc.clients.iter().map(|c| c.name.len()).max().unwrap_or(0);
+    for v in steps_view(run) {
+        out.push_str(&format!(
+            "{:>3}  {} {:width$}  t={:<7} line {:<3} {}\n",
+            v.number,
+            v.letter,
+            v.client,
+            v.clock,
+            v.line,
+            v.statement.split_whitespace().collect::<Vec<_>>().join(" ")
+        ));
+        let status = match (&v.status_line, v.mark) {
+            (Some(s), _) => s.clone(),
+            (None, Mark::Sleep) => "sleep".to_string(),
+            (None, Mark::OtherError) => "error".to_string(),
+            (None, _) => "local".to_string(),
+        };
+        out.push_str(&format!("     {status}: {}\n", v.narration));
+    }
+    if let Some(s) = &run.stopped {
+        out.push_str(&format!("\n{s}\n"));
+    }
+    out.push_str("\nclients:\n");
+    let world = run.last();
+    for (spec, c) in sc.clients.iter().zip(&world.clients) {
+        let o = match &c.outcome {
+            Some(o) => o.to_string(),
+            None => "unfinished".to_string(),
+        };
+        let attempts = if c.attempts == 1 {
+            "1 attempt".to_string()
+        } else {
+            format!("{} attempts", c.attempts)
+        };
+        out.push_str(&format!("  {:width$}  {o} ({attempts})\n", spec.name));
+    }
+    let exps = run.expectations();
+    if !exps.is_empty() {
+        out.push_str("\nexpectations:\n");
+        for e in exps {
+            out.push_str(&format!(
+                "  {}  expect {}  ({})\n",
+                if e.holds { "holds" } else { "FAILS" },
+                e.text,
+                e.detail
+            ));
+        }
+    }
+    out
+}
