@@ -4,7 +4,12 @@
 use crate::engine::{expr, ClientOutcome, RunError, StepRecord, World, MAX_STEPS};
 use crate::lang::ast::{ExpectKind, Scenario};
 use crate::schedule::{format_token, parse_token};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+
+/// A run keeps the world after every this many steps; any other world is rebuilt from the
+/// checkpoint before it by replaying at most `CHECKPOINT_EVERY - 1` steps.
+pub const CHECKPOINT_EVERY: usize = 16;
 
 /// The result of one `expect` line on a final world.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,13 +22,19 @@ pub struct ExpectationResult {
     pub detail: String,
 }
 
-/// A run: the scenario, the seed, every world (`worlds[0]` before any step, `worlds[i + 1]`
-/// after step `i`) and the record of every step.
+/// A run: the scenario, the seed, the record of every step, and the worlds: the latest one, and
+/// one every [`CHECKPOINT_EVERY`] steps, so that any world is at most that many steps away.
 #[derive(Debug, Clone)]
 pub struct Run {
     pub scenario: Scenario,
     pub seed: u64,
-    worlds: Vec<World>,
+    /// `checkpoints[k]` is the world after `k * CHECKPOINT_EVERY` steps.
+    checkpoints: Vec<World>,
+    /// The world after every step taken.
+    current: World,
+    /// Whether each step was chosen by the default scheduler (which may draw from the
+    /// generator to break a tie, so a replay must do the same).
+    by_default: Vec<bool>,
     /// One record per step taken.
     pub steps: Vec<StepRecord>,
     /// Set when the run stopped at [`MAX_STEPS`] with clients still unfinished.
@@ -37,7 +48,9 @@ impl Run {
         Ok(Run {
             scenario: scenario.clone(),
             seed,
-            worlds: vec![world],
+            checkpoints: vec![world.clone()],
+            current: world,
+            by_default: Vec::new(),
             steps: Vec::new(),
             stopped: None,
         })
@@ -64,13 +77,32 @@ impl Run {
 
     /// The latest world.
     pub fn last(&self) -> &World {
-        // `worlds` is never empty: `start` puts the first world in.
-        &self.worlds[self.worlds.len() - 1]
+        &self.current
     }
 
-    /// The world after `i` steps (`0`: before any), clamped to the run's length.
-    pub fn world_at(&self, i: usize) -> &World {
-        &self.worlds[i.min(self.worlds.len() - 1)]
+    /// The world after `i` steps (`0`: before any), clamped to the run's length: a kept world,
+    /// or one rebuilt by replaying fewer than [`CHECKPOINT_EVERY`] steps from a checkpoint.
+    pub fn world_at(&self, i: usize) -> Cow<'_, World> {
+        let i = i.min(self.steps.len());
+        if i == self.steps.len() {
+            return Cow::Borrowed(&self.current);
+        }
+        let k = i / CHECKPOINT_EVERY;
+        let Some(base) = self.checkpoints.get(k) else {
+            return Cow::Borrowed(&self.current);
+        };
+        if i.is_multiple_of(CHECKPOINT_EVERY) {
+            return Cow::Borrowed(base);
+        }
+        let mut w = base.clone();
+        for j in k * CHECKPOINT_EVERY..i {
+            if self.by_default.get(j).copied().unwrap_or(false) {
+                let _ = w.pick_default();
+            }
+            // Replaying recorded steps cannot fail: they succeeded the first time.
+            let _ = w.step(&self.scenario, self.steps[j].client);
+        }
+        Cow::Owned(w)
     }
 
     /// How many steps were taken.
@@ -99,20 +131,27 @@ impl Run {
             }
             return Ok(None);
         }
-        let mut world = self.last().clone();
-        let c = match client {
-            Some(c) => c,
-            None => match world.pick_default() {
-                Some(c) => c,
-                None => return Ok(None),
-            },
-        };
         let step = self.steps.len() as u32 + 1;
-        let rec = world
-            .step(&self.scenario, c)
-            .map_err(|error| RunError::Schedule { step, error })?;
-        self.worlds.push(world);
+        let rec = match client {
+            Some(c) => self
+                .current
+                .step(&self.scenario, c)
+                .map_err(|error| RunError::Schedule { step, error })?,
+            None => {
+                // With no client left, `pick_default` changes nothing (it draws only on ties).
+                let Some(c) = self.current.pick_default() else {
+                    return Ok(None);
+                };
+                self.current
+                    .step(&self.scenario, c)
+                    .map_err(|error| RunError::Schedule { step, error })?
+            }
+        };
+        self.by_default.push(client.is_none());
         self.steps.push(rec);
+        if self.steps.len().is_multiple_of(CHECKPOINT_EVERY) {
+            self.checkpoints.push(self.current.clone());
+        }
         Ok(self.steps.last())
     }
 
@@ -123,8 +162,13 @@ impl Run {
 
     /// Forgets every step after the first `n` (to take another branch from there).
     pub fn truncate(&mut self, n: usize) {
+        if n >= self.steps.len() {
+            return;
+        }
+        self.current = self.world_at(n).into_owned();
         self.steps.truncate(n);
-        self.worlds.truncate(n + 1);
+        self.by_default.truncate(n);
+        self.checkpoints.truncate(n / CHECKPOINT_EVERY + 1);
         self.stopped = None;
     }
 

@@ -510,7 +510,7 @@ pub fn run_text(run: &Run) -> String {
     let width = sc.clients.iter().map(|c| c.name.len()).max().unwrap_or(0);
     for v in steps_view(run) {
         out.push_str(&format!(
-            "{:>3}  {} {:width$}  t={:<7} line {:<3} {}\n",
+            "{:>3}  {} {:width$}  t={:<9} line {:<3} {}\n",
             v.number,
             v.letter,
             v.client,
