@@ -6,6 +6,7 @@
 
 mod args;
 mod check;
+mod explore;
 mod input;
 mod lessons;
 mod run;
@@ -26,6 +27,7 @@ Usage: rvlab <COMMAND> [ARGS]
 Commands:
   check FILE     report the scenario's diagnostics (FILE:LINE:COL: error: ...)
   run FILE       run the scenario once, narrated step by step (or --json)
+  explore FILE   run every order of the clients' requests and check the expectations in each
   lessons        list the built-in lessons, or export them (--export DIR)
   help           show this help
 
@@ -53,6 +55,8 @@ fn main() -> ExitCode {
         Some("check") => check::main(&argv[1..]),
         Some("run") => run::main(&argv[1..]),
         Some("lessons") => lessons::main(&argv[1..]),
+        Some("explore") => explore::main(&argv[1..]),
+        Some("bench-explore") => explore::bench_main(&argv[1..]),
         Some(other) => {
             eprintln!("error: unknown command `{other}`\n\n{HELP}");
             EXIT_USAGE
