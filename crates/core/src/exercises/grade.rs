@@ -2,10 +2,9 @@
 //! responses, outcomes, the final store), never over the text; the text is only compared to
 //! make sure the locked parts (locked clients, setup objects, expectations) were left alone.
 
-use super::exploration::{explore, GRADING_BOUNDS};
 use super::{Exercise, Goal};
 use crate::engine::{Action, ClientOutcome};
-use crate::explore::Bounds;
+use crate::explore::{explore, Bounds};
 use crate::lang::ast::{
     ExpectKind, Expectation, Expr, ExprKind, Scenario, SetupBody, SetupObject, Span, Stmt, StmtKind,
 };
@@ -15,6 +14,15 @@ use crate::share::{ShareState, Source};
 
 /// The seed every grading run uses (a share link without `seed=` opens with it too).
 const SEED: u64 = 0;
+
+/// The exploration limits of fix-it grading: the built-in exercises are explored completely
+/// far inside them; a submission whose exploration reaches one fails as incomplete, never
+/// passes.
+pub const GRADING_BOUNDS: Bounds = Bounds {
+    max_schedules: u64::MAX,
+    max_states: 50_000,
+    max_depth: 200,
+};
 
 /// What grading says about one submission.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -218,7 +226,7 @@ fn decisive_step(run: &Run, e: &Expectation) -> Option<usize> {
 }
 
 fn grade_fix(scenario: &Scenario, text: &str, bounds: Bounds) -> Verdict {
-    let exploration = match explore(scenario, bounds) {
+    let exploration = match explore(scenario, SEED, bounds) {
         Ok(x) => x,
         Err(e) => return Verdict::fail(vec![format!("the scenario cannot run: {e}")]),
     };
@@ -254,7 +262,7 @@ fn grade_fix(scenario: &Scenario, text: &str, bounds: Bounds) -> Verdict {
     if !exploration.complete {
         reasons.push(format!(
             "the exploration is incomplete: it stopped at its limit ({}) after {} schedules, so the fix cannot be confirmed; keep the scenario small (fewer requests and retries)",
-            exploration.stopped_by.as_deref().unwrap_or("a bound"),
+            exploration.stopped_by.unwrap_or("a bound"),
             exploration.schedules
         ));
     }

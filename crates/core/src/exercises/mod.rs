@@ -14,17 +14,16 @@
 //!   expectation fails; the submission is a schedule token (or the scenario with its
 //!   `schedule` line);
 //! - *fix it* (`goal fix`, with `editable CLIENT` lines): edit the editable clients so that
-//!   every schedule satisfies every expectation; checked by exploring every schedule.
+//!   every schedule satisfies every expectation; checked with the scenario explorer
+//!   ([`crate::explore::explore`]), whose exploration must be complete.
 //!
 //! [`parse`] reads an exercise, [`grade`] checks a submission and returns a [`Verdict`] whose
 //! reasons name the expectation, the schedule and the step, with a share link that opens the
 //! run. [`EXERCISES`] is the built-in course, with a reference solution for each.
 
-mod exploration;
 mod grade;
 
-pub use exploration::{explore, ExpectationStats, Exploration, GRADING_BOUNDS};
-pub use grade::{grade, grade_token, grade_with_bounds, Verdict};
+pub use grade::{grade, grade_token, grade_with_bounds, Verdict, GRADING_BOUNDS};
 
 use crate::lang::ast::{ExerciseLineKind, Scenario, Span};
 use crate::lang::{self, Diagnostic};
