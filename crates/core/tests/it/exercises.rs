@@ -422,3 +422,52 @@ fn the_guide_matches_the_code() {
         assert!(doc.contains(&row), "docs/exercises.md lacks the row {row}");
     }
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Grading never panics, and always says why: whatever lines of an exercise's starting
+        /// text or solution are dropped or repeated, and whatever token is submitted.
+        #[test]
+        fn grading_any_edit_gives_a_reasoned_verdict(
+            which in 0..EXERCISES.len(),
+            solution in any::<bool>(),
+            edits in proptest::collection::vec((0u32..64, 0u8..3), 0..4),
+            token in "[a-d0-9]{0,12}",
+        ) {
+            let b = &EXERCISES[which];
+            let ex = b.parse().expect("parses");
+            let mut lines: Vec<&str> = if solution { b.solution } else { b.source }.lines().collect();
+            for (at, op) in edits {
+                if lines.is_empty() {
+                    break;
+                }
+                let i = at as usize % lines.len();
+                match op {
+                    0 => { lines.remove(i); }
+                    1 => { let l = lines[i]; lines.insert(i, l); }
+                    _ => {
+                        let j = (i + 1) % lines.len();
+                        lines.swap(i, j);
+                    }
+                }
+            }
+            let text = lines.join("\n");
+            let v = grade(&ex, &text);
+            prop_assert!(!v.reasons.is_empty());
+            if v.pass {
+                // A pass is never given to a text that changed a locked part or does not parse.
+                prop_assert!(lang::parse(&text).scenario.is_some());
+            }
+            let v = grade(&ex, &token);
+            prop_assert!(!v.reasons.is_empty());
+            if let Some(link) = &v.link {
+                prop_assert!(ShareState::decode(link).is_ok());
+            }
+        }
+    }
+}
