@@ -55,6 +55,19 @@ fn every_starting_text_fails_and_every_solution_passes() {
 }
 
 #[test]
+fn every_exercise_file_is_a_plain_scenario_that_runs() {
+    for b in EXERCISES {
+        for (file, text) in [(b.file, b.source), (b.solution_file, b.solution)] {
+            let p = lang::parse(text);
+            assert!(p.diagnostics.is_empty(), "{file}: {:?}", p.diagnostics);
+            let scenario = p.scenario.expect("parses");
+            let run = Run::new(&scenario, 0, None).unwrap_or_else(|e| panic!("{file}: {e}"));
+            assert!(run.is_finished() && run.stopped.is_none(), "{file}");
+        }
+    }
+}
+
+#[test]
 fn starting_texts_of_break_exercises_hold_on_their_own_schedule() {
     // A break-it exercise ships a schedule in which the expectation still holds.
     for b in EXERCISES {
