@@ -27,6 +27,7 @@ pub const GRADING_BOUNDS: Bounds = Bounds {
 /// What grading says about one submission.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verdict {
+    /// The goal is reached (and no locked part was changed).
     pub pass: bool,
     /// Why, in sentences: which expectation failed in which schedule, at which step.
     pub reasons: Vec<String>,

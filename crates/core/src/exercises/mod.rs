@@ -31,8 +31,11 @@ use crate::lang::{self, Diagnostic};
 /// What the learner has to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Goal {
-    /// Reach a run in which this expectation (its text after `expect`) fails.
-    Break { expectation: String },
+    /// Reach a run in which this expectation fails.
+    Break {
+        /// The expectation's text after `expect`, as the `goal break` line gives it.
+        expectation: String,
+    },
     /// Make every schedule satisfy every expectation by editing the editable clients.
     Fix,
 }
@@ -60,6 +63,7 @@ pub struct Exercise {
     pub hints: Vec<String>,
     /// The clients the learner may edit (`editable` lines).
     pub editable: Vec<String>,
+    /// What the learner has to do (`goal` line).
     pub goal: Goal,
     /// The starting text, exactly as given.
     pub text: String,
