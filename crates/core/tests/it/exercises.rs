@@ -405,6 +405,13 @@ fn header_words_stay_identifiers_inside_clients() {
     let classes = lang::highlight(text);
     let first = classes.first().expect("tokens");
     assert_eq!((first.0.start, first.1), (0, lang::TokenClass::Keyword));
+    let class_at = |needle: &str| {
+        let at = text.find(needle).expect("in the text") as u32;
+        classes.iter().find(|(s, _)| s.start == at).map(|(_, c)| *c)
+    };
+    assert_eq!(class_at("fix"), Some(lang::TokenClass::Keyword));
+    assert_eq!(class_at("hint ="), Some(lang::TokenClass::Identifier));
+    assert_eq!(class_at("goal ="), Some(lang::TokenClass::Identifier));
 }
 
 /// The author's guide stays true: its example exercise parses and grades as described, and
