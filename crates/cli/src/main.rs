@@ -6,6 +6,9 @@
 
 mod args;
 mod check;
+mod exercises;
+mod explore;
+mod grade;
 mod input;
 mod lessons;
 mod run;
@@ -26,7 +29,10 @@ Usage: rvlab <COMMAND> [ARGS]
 Commands:
   check FILE     report the scenario's diagnostics (FILE:LINE:COL: error: ...)
   run FILE       run the scenario once, narrated step by step (or --json)
+  explore FILE   run every order of the clients' requests and check the expectations in each
   lessons        list the built-in lessons, or export them (--export DIR)
+  exercises      list the built-in exercises, or export them with solutions (--export DIR)
+  grade EX SUB.. grade submissions against an exercise (PASS / FAIL per submission)
   help           show this help
 
 FILE is a path, `-` for standard input, or `lesson:ID` for a built-in lesson.
@@ -53,6 +59,10 @@ fn main() -> ExitCode {
         Some("check") => check::main(&argv[1..]),
         Some("run") => run::main(&argv[1..]),
         Some("lessons") => lessons::main(&argv[1..]),
+        Some("exercises") => exercises::main(&argv[1..]),
+        Some("grade") => grade::main(&argv[1..]),
+        Some("explore") => explore::main(&argv[1..]),
+        Some("bench-explore") => explore::bench_main(&argv[1..]),
         Some(other) => {
             eprintln!("error: unknown command `{other}`\n\n{HELP}");
             EXIT_USAGE

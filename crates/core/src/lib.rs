@@ -11,11 +11,13 @@
 //! - [`explore`]: every order of the clients' requests, with exact memoised counts;
 //! - [`share`]: share links (versioned, compressed URL fragments);
 //! - [`lessons`]: the built-in lessons (`crates/core/lessons/*.rvl`, compiled in).
+//! - [`exercises`]: goal-checked exercises (break it / fix it), grading and the built-in course.
 //!
 //! Invariants: no I/O, no wall clock, no threads, no `HashMap` iteration in anything observable;
 //! compiles for native and `wasm32-unknown-unknown` with the same results.
 
 pub mod engine;
+pub mod exercises;
 pub mod explore;
 pub mod json;
 pub mod lang;

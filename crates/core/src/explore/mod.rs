@@ -5,14 +5,29 @@
 //! the statements after it that send none (scenario-language.md §7: statements that send no
 //! request never create a choice). So a *schedule* is a complete order of requests.
 //!
-//! Worlds reached by different orders are merged (memoised by value: `World: Eq + Hash`), and
-//! every count is still exact: each memoised world keeps a [`Summary`] of everything below it
+//! Worlds reached by different orders are merged (memoised by value), and every count is still
+//! exact: each memoised world keeps a [`Summary`] of everything below it
 //! (how many schedules, how many violate each expectation, the shortest counterexample of each,
 //! the outcome classes), and a parent adds its children's summaries. `states` counts the
 //! distinct worlds visited; `schedules` the complete request orders, with multiplicity.
 //!
+//! The memo keeps each world as its *encoding* ([`Model::encode`]: by default the exact byte
+//! stream its `Hash` writes, which for derived impls over integers, strings, collections and
+//! [`crate::json::hash_value`] determines the value), bucketed by a 64-bit fingerprint of it.
+//! Equal encodings are equal worlds, so merging stays exact, and a compact byte string takes a
+//! fraction of the memory of the world's own structure. Outcome classes are interned: a
+//! summary refers to them by number.
+//!
 //! The walk is incremental: [`Explorer::run`] does a bounded slice of work and returns
 //! [`Progress`], so a Web Worker can report progress and stop on cancel between slices.
+//!
+//! [`scenario`] is the model of a scenario and its public entry point
+//! ([`ScenarioExplorer`], [`ExploreReport`]); [`bench`] lists the benchmark scenarios.
+
+pub mod bench;
+pub mod scenario;
+
+pub use scenario::{explore, ExploreReport, ScenarioExplorer, ScenarioModel};
 
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -32,6 +47,48 @@ pub trait Model {
 
     /// Evaluates a finished world: which expectations fail, and its outcome class.
     fn evaluate(&self, world: &Self::World) -> Evaluation;
+
+    /// The world's memo key: two worlds may be merged exactly when their encodings are equal.
+    /// The default is the byte stream `Hash` writes, which determines the value when every
+    /// `Hash` impl inside writes an injective, prefix-free stream (derived impls over integers,
+    /// `bool`, strings, `Vec`, `BTreeMap`, enums and structs do; so does
+    /// [`crate::json::hash_value`]).
+    fn encode(&self, world: &Self::World) -> Vec<u8> {
+        let mut r = Recorder(Vec::new());
+        world.hash(&mut r);
+        r.0
+    }
+}
+
+/// A `Hasher` that keeps every byte written to it (see [`Model::encode`]).
+#[derive(Debug, Default)]
+pub struct Recorder(pub Vec<u8>);
+
+impl Hasher for Recorder {
+    fn finish(&self) -> u64 {
+        let mut h = Fnv64::default();
+        h.write(&self.0);
+        h.finish()
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+}
+
+impl<M: Model + ?Sized> Model for &M {
+    type World = M::World;
+    fn choices(&self, world: &Self::World) -> Vec<u32> {
+        (**self).choices(world)
+    }
+    fn advance(&self, world: &Self::World, client: u32) -> (Self::World, Vec<u8>) {
+        (**self).advance(world, client)
+    }
+    fn evaluate(&self, world: &Self::World) -> Evaluation {
+        (**self).evaluate(world)
+    }
+    fn encode(&self, world: &Self::World) -> Vec<u8> {
+        (**self).encode(world)
+    }
 }
 
 /// A finished world as the report sees it.
@@ -48,7 +105,7 @@ pub struct Evaluation {
 /// Limits on the search; when one is reached the report says `complete: false`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bounds {
-    /// Stop after this many complete schedules are accounted for.
+    /// Stop after this many complete schedules are accounted for (default: no limit).
     pub max_schedules: u64,
     /// Stop after this many distinct worlds.
     pub max_states: u64,
@@ -59,7 +116,8 @@ pub struct Bounds {
 impl Default for Bounds {
     fn default() -> Self {
         Bounds {
-            max_schedules: 10_000_000,
+            // Counting is cheap (memoised); the number of states is what costs work.
+            max_schedules: u64::MAX,
             max_states: 200_000,
             max_depth: 200,
         }
@@ -74,8 +132,9 @@ pub struct Summary {
     pub violations: Vec<u64>,
     /// Per expectation: the shortest violating continuation, as schedule letters.
     pub counterexamples: Vec<Option<Vec<u8>>>,
-    /// Outcome classes by key: (count, example continuation, summary).
-    pub outcomes: BTreeMap<String, (u64, Vec<u8>, String)>,
+    /// Outcome classes by number (see [`Report::classes`]): (count, shortest example
+    /// continuation).
+    pub outcomes: BTreeMap<u32, (u64, Vec<u8>)>,
 }
 
 impl Summary {
@@ -88,7 +147,7 @@ impl Summary {
         }
     }
 
-    fn terminal(eval: Evaluation) -> Self {
+    fn terminal(eval: &Evaluation, class: u32) -> Self {
         let n = eval.violated.len();
         let mut s = Summary::empty(n);
         s.schedules = 1;
@@ -98,8 +157,7 @@ impl Summary {
                 s.counterexamples[i] = Some(Vec::new());
             }
         }
-        s.outcomes
-            .insert(eval.outcome_key, (1, Vec::new(), eval.outcome_summary));
+        s.outcomes.insert(class, (1, Vec::new()));
         s
     }
 
@@ -119,7 +177,7 @@ impl Summary {
                 }
             }
         }
-        for (key, (count, example, summary)) in &child.outcomes {
+        for (key, (count, example)) in &child.outcomes {
             match self.outcomes.get_mut(key) {
                 Some(entry) => {
                     entry.0 = entry.0.saturating_add(*count);
@@ -128,10 +186,8 @@ impl Summary {
                     }
                 }
                 None => {
-                    self.outcomes.insert(
-                        key.clone(),
-                        (*count, [edge, example.as_slice()].concat(), summary.clone()),
-                    );
+                    self.outcomes
+                        .insert(*key, (*count, [edge, example.as_slice()].concat()));
                 }
             }
         }
@@ -163,10 +219,14 @@ pub struct Report {
     /// Steps run before the first choice (the clients' leading statements that send nothing).
     pub prefix: Vec<u8>,
     pub summary: Summary,
+    /// The outcome classes by number: (key, summary) as [`Evaluation`] gave them.
+    pub classes: Vec<(String, String)>,
 }
 
 struct Frame<W> {
     world: W,
+    /// The world's encoding ([`Model::encode`]).
+    code: Vec<u8>,
     /// The steps that led from the parent to this world.
     edge: Vec<u8>,
     choices: Vec<u32>,
@@ -175,14 +235,17 @@ struct Frame<W> {
     acc: Summary,
 }
 
-/// An incremental depth-first search over one model.
-pub struct Explorer<'m, M: Model> {
-    model: &'m M,
+/// An incremental depth-first search over one model (owned; pass `&model` to borrow one).
+pub struct Explorer<M: Model> {
+    model: M,
     bounds: Bounds,
     n_expectations: usize,
     prefix: Vec<u8>,
-    /// Memo of finished worlds, bucketed by a hash (collisions resolved by equality).
-    memo: BTreeMap<u64, Vec<(M::World, Summary)>>,
+    /// Memo of finished worlds by encoding, bucketed by a fingerprint of it.
+    memo: BTreeMap<u64, Vec<(Box<[u8]>, Summary)>>,
+    /// Outcome classes: (key, summary) by number, and the number of each key.
+    classes: Vec<(String, String)>,
+    class_ids: BTreeMap<String, u32>,
     stack: Vec<Frame<M::World>>,
     states: u64,
     covered: u64,
@@ -192,11 +255,20 @@ pub struct Explorer<'m, M: Model> {
     root: Option<Summary>,
 }
 
-fn fingerprint<W: Hash>(w: &W) -> u64 {
+fn fingerprint(code: &[u8]) -> u64 {
     // A fixed-key hasher: the bucket key is internal (never observable), but keep it stable.
     let mut h = Fnv64::default();
-    w.hash(&mut h);
+    h.write(code);
     h.finish()
+}
+
+fn lookup<'a>(
+    memo: &'a BTreeMap<u64, Vec<(Box<[u8]>, Summary)>>,
+    code: &[u8],
+    key: u64,
+) -> Option<&'a Summary> {
+    memo.get(&key)
+        .and_then(|bucket| bucket.iter().find(|(c, _)| **c == *code).map(|(_, s)| s))
 }
 
 /// FNV-1a, 64 bit: small, fixed, the same on every platform.
@@ -221,19 +293,21 @@ impl Hasher for Fnv64 {
     }
 }
 
-impl<'m, M: Model> Explorer<'m, M> {
+impl<M: Model> Explorer<M> {
     /// Starts a search from `root`, a world whose clients have already run their leading
     /// statements that send nothing (`prefix` are those steps, as letters).
     pub fn new(
-        model: &'m M,
+        model: M,
         root: M::World,
         prefix: Vec<u8>,
         n_expectations: usize,
         bounds: Bounds,
     ) -> Self {
         let choices = model.choices(&root);
+        let code = model.encode(&root);
         let frame = Frame {
             world: root,
+            code,
             edge: Vec::new(),
             choices,
             next: 0,
@@ -246,6 +320,8 @@ impl<'m, M: Model> Explorer<'m, M> {
             n_expectations,
             prefix,
             memo: BTreeMap::new(),
+            classes: Vec::new(),
+            class_ids: BTreeMap::new(),
             stack: vec![frame],
             states: 1,
             covered: 0,
@@ -255,10 +331,15 @@ impl<'m, M: Model> Explorer<'m, M> {
         }
     }
 
-    fn lookup(&self, world: &M::World, key: u64) -> Option<&Summary> {
-        self.memo
-            .get(&key)
-            .and_then(|bucket| bucket.iter().find(|(w, _)| w == world).map(|(_, s)| s))
+    fn class_of(&mut self, eval: &Evaluation) -> u32 {
+        if let Some(id) = self.class_ids.get(&eval.outcome_key) {
+            return *id;
+        }
+        let id = self.classes.len() as u32;
+        self.classes
+            .push((eval.outcome_key.clone(), eval.outcome_summary.clone()));
+        self.class_ids.insert(eval.outcome_key.clone(), id);
+        id
     }
 
     /// Does at most `budget` transitions of work; returns where the search stands.
@@ -281,21 +362,26 @@ impl<'m, M: Model> Explorer<'m, M> {
                 let frame = self.stack.pop().expect("stack is non-empty here");
                 let summary = if finished {
                     self.covered += 1;
-                    Summary::terminal(self.model.evaluate(&frame.world))
+                    let eval = self.model.evaluate(&frame.world);
+                    let class = self.class_of(&eval);
+                    Summary::terminal(&eval, class)
                 } else {
                     frame.acc
                 };
+                match self.stack.last_mut() {
+                    Some(parent) => parent.acc.absorb(&frame.edge, &summary),
+                    None => {
+                        self.root = Some(summary);
+                        continue;
+                    }
+                }
                 // Only complete summaries may be memoised and reused.
                 if self.stopped_by.is_none() {
-                    let key = fingerprint(&frame.world);
+                    let key = fingerprint(&frame.code);
                     self.memo
                         .entry(key)
                         .or_default()
-                        .push((frame.world, summary.clone()));
-                }
-                match self.stack.last_mut() {
-                    Some(parent) => parent.acc.absorb(&frame.edge, &summary),
-                    None => self.root = Some(summary),
+                        .push((frame.code.into_boxed_slice(), summary));
                 }
                 continue;
             }
@@ -309,12 +395,12 @@ impl<'m, M: Model> Explorer<'m, M> {
                 continue;
             }
             let (child, edge) = self.model.advance(&top.world, client);
-            let key = fingerprint(&child);
-            if let Some(found) = self.lookup(&child, key) {
-                let found = found.clone();
+            let code = self.model.encode(&child);
+            let key = fingerprint(&code);
+            if let Some(found) = lookup(&self.memo, &code, key) {
                 self.covered = self.covered.saturating_add(found.schedules);
                 if let Some(parent) = self.stack.last_mut() {
-                    parent.acc.absorb(&edge, &found);
+                    parent.acc.absorb(&edge, found);
                 }
                 continue;
             }
@@ -322,6 +408,7 @@ impl<'m, M: Model> Explorer<'m, M> {
             let choices = self.model.choices(&child);
             self.stack.push(Frame {
                 world: child,
+                code,
                 edge,
                 choices,
                 next: 0,
@@ -330,6 +417,19 @@ impl<'m, M: Model> Explorer<'m, M> {
             });
         }
         self.progress()
+    }
+
+    /// Stops the search: the next [`Explorer::run`] closes the open worlds and ends with a
+    /// report that says `stopped_by: "cancelled"` (a bound already reached keeps its name).
+    pub fn cancel(&mut self) {
+        if self.root.is_none() && self.stopped_by.is_none() {
+            self.stopped_by = Some("cancelled");
+        }
+    }
+
+    /// The model searched.
+    pub fn model(&self) -> &M {
+        &self.model
     }
 
     /// Where the search stands.
@@ -343,6 +443,12 @@ impl<'m, M: Model> Explorer<'m, M> {
 
     /// Runs to the end and returns the report.
     pub fn finish(mut self) -> Report {
+        while !self.run(u64::MAX).done {}
+        self.report()
+    }
+
+    /// Runs to the end (if not done yet) and returns the report, keeping the explorer.
+    pub fn finish_mut(&mut self) -> Report {
         while !self.run(u64::MAX).done {}
         self.report()
     }
@@ -364,6 +470,7 @@ impl<'m, M: Model> Explorer<'m, M> {
                 .or(if self.pruned { Some("max_depth") } else { None }),
             prefix: self.prefix.clone(),
             summary,
+            classes: self.classes.clone(),
         }
     }
 }

@@ -29,6 +29,38 @@ pub struct Scenario {
     /// The default schedule token, as written (validated by the engine when it runs).
     pub schedule: Option<(String, Span)>,
     pub expectations: Vec<Expectation>,
+    /// Exercise header lines (`exercise`, `instructions`, `hint`, `goal`, `editable`; see
+    /// docs/exercises.md), in text order. Empty for a plain scenario; the engine ignores them.
+    pub exercise: Vec<ExerciseLine>,
+}
+
+/// One exercise header line. A scenario with such lines still runs as a plain scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExerciseLine {
+    pub kind: ExerciseLineKind,
+    /// The whole line, keyword included.
+    pub span: Span,
+    /// The value: the string, the client name, or the `fix` keyword.
+    pub value_span: Span,
+}
+
+/// What an exercise header line says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExerciseLineKind {
+    /// `exercise "ID"` (once): the exercise's id, `[a-z0-9-]`.
+    Id(String),
+    /// `instructions "…"` (repeatable): a paragraph of instructions.
+    Instructions(String),
+    /// `hint "…"` (repeatable): a hint, shown one at a time.
+    Hint(String),
+    /// `goal break "EXPECTATION"` (once): reach a run in which this expectation (the text
+    /// after `expect`, as written) fails.
+    GoalBreak(String),
+    /// `goal fix` (once): edit the editable clients so that every schedule satisfies every
+    /// expectation.
+    GoalFix,
+    /// `editable CLIENT` (repeatable): a client the learner may edit.
+    Editable(String),
 }
 
 /// `object REF [at resourceVersion N]:` with field lines, or `object REF = {…}`.

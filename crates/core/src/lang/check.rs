@@ -14,6 +14,7 @@ pub(crate) fn check(src: &str, sc: &Scenario, drafts: &Drafts, diags: &mut Vec<D
     clients(src, sc, drafts, diags);
     expectations(sc, drafts, diags);
     schedule(src, sc, drafts, diags);
+    exercise(sc, diags);
     if let Some(o) = sc.objects.get(MAX_OBJECTS) {
         diags.push(Diagnostic::error(
             o.span,
@@ -267,6 +268,80 @@ fn expectations(sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnostic>) {
         };
         diags.push(d);
     }
+}
+
+/// Exercise header lines (docs/exercises.md): `editable` names a client, `goal break` names an
+/// expectation.
+fn exercise(sc: &Scenario, diags: &mut Vec<Diagnostic>) {
+    let mut seen: Vec<&str> = Vec::new();
+    for line in &sc.exercise {
+        match &line.kind {
+            ExerciseLineKind::Editable(name) => {
+                if !sc.clients.iter().any(|c| c.name == *name) {
+                    let mut d =
+                        Diagnostic::error(line.value_span, format!("no client is named `{name}`"));
+                    let names = sc.clients.iter().map(|c| c.name.as_str());
+                    d = if let Some(s) = keywords::closest(name, names) {
+                        d.with_hint(format!("did you mean `{s}`?"))
+                    } else if sc.clients.is_empty() {
+                        d.with_hint("declare it with `client NAME:`")
+                    } else {
+                        let all: Vec<&str> = sc.clients.iter().map(|c| c.name.as_str()).collect();
+                        d.with_hint(format!("the clients are: {}", all.join(", ")))
+                    };
+                    diags.push(d);
+                } else if seen.contains(&name.as_str()) {
+                    diags.push(
+                        Diagnostic::warning(
+                            line.value_span,
+                            format!("`editable {name}` is given twice"),
+                        )
+                        .with_hint("keep one"),
+                    );
+                } else {
+                    seen.push(name);
+                }
+            }
+            ExerciseLineKind::GoalBreak(text) => {
+                let want = normalize_space(text);
+                if sc
+                    .expectations
+                    .iter()
+                    .any(|e| normalize_space(&e.text) == want)
+                {
+                    continue;
+                }
+                let mut d =
+                    Diagnostic::error(line.value_span, format!("no `expect` line reads `{text}`"));
+                let texts = sc.expectations.iter().map(|e| e.text.as_str());
+                d = if let Some(s) = keywords::closest(text, texts) {
+                    d.with_hint(format!("did you mean \"{s}\"?"))
+                } else if sc.expectations.is_empty() {
+                    d.with_hint("add the expectation to break, e.g. `expect no lost updates`")
+                } else {
+                    let all: Vec<String> = sc
+                        .expectations
+                        .iter()
+                        .map(|e| format!("\"{}\"", e.text))
+                        .collect();
+                    d.with_hint(format!("name one of the expectations: {}", all.join(", ")))
+                };
+                diags.push(d);
+            }
+            ExerciseLineKind::GoalFix if sc.expectations.is_empty() => {
+                diags.push(
+                    Diagnostic::error(line.span, "`goal fix` needs at least one `expect` line")
+                        .with_hint("the learner's fix is checked against the expectations"),
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Text with runs of whitespace folded to one space (how `goal break` matches `expect` texts).
+pub(crate) fn normalize_space(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Schedule tokens: client letters with optional run-length counts (`a3b2a`), §7.

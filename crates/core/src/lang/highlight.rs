@@ -1,7 +1,7 @@
 //! Token classes for the editor's syntax highlighting.
 
 use super::ast::Span;
-use super::keywords::{is_reserved, CONTEXTUAL};
+use super::keywords::{is_reserved, CONTEXTUAL, EXERCISE_HEADERS};
 use super::lexer::{lex, Punct, Tok};
 
 /// What a piece of text is, for colouring.
@@ -41,10 +41,19 @@ pub fn highlight(src: &str) -> Vec<(Span, TokenClass)> {
     let lexed = lex(src);
     let mut out: Vec<(Span, TokenClass)> = Vec::with_capacity(lexed.tokens.len());
     let mut after_dot = false;
+    // The previous token was `goal` at the start of a line (so `break` / `fix` is a keyword).
+    let mut after_goal = false;
     for t in &lexed.tokens {
+        let header = matches!(&t.tok, Tok::Word(w)
+            if t.span.col == 1 && EXERCISE_HEADERS.contains(&w.as_str()));
+        let goal_kind = after_goal && matches!(&t.tok, Tok::Word(w) if w == "break" || w == "fix");
+        after_goal = header && matches!(&t.tok, Tok::Word(w) if w == "goal");
         let class = match &t.tok {
             Tok::Word(w) => {
-                if !after_dot && (is_reserved(w) || CONTEXTUAL.contains(&w.as_str())) {
+                if header
+                    || goal_kind
+                    || (!after_dot && (is_reserved(w) || CONTEXTUAL.contains(&w.as_str())))
+                {
                     Some(TokenClass::Keyword)
                 } else {
                     Some(TokenClass::Identifier)

@@ -11,6 +11,10 @@ pub const RESERVED: &[&str] = &[
 /// Words that start a top-level statement.
 pub const TOP_LEVEL: &[&str] = &["title", "about", "object", "client", "schedule", "expect"];
 
+/// Words that start an exercise header line (docs/exercises.md). They are top-level statements
+/// only at the start of a top-level line: elsewhere they stay usable as identifiers.
+pub const EXERCISE_HEADERS: &[&str] = &["exercise", "instructions", "hint", "goal", "editable"];
+
 /// Words that start a client statement.
 pub const CLIENT_STATEMENTS: &[&str] = &[
     "get", "update", "replace", "create", "patch", "apply", "delete", "sleep", "retry",

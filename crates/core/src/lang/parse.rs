@@ -8,7 +8,7 @@
 use super::ast::*;
 use super::check;
 use super::diagnostic::Diagnostic;
-use super::keywords::{self, is_reserved, CLIENT_STATEMENTS, TOP_LEVEL};
+use super::keywords::{self, is_reserved, CLIENT_STATEMENTS, EXERCISE_HEADERS, TOP_LEVEL};
 use super::lexer::{is_name_char, lex, Punct, Tok, Token};
 use super::limits::{
     MAX_DIAGNOSTICS, MAX_INDEX, MAX_NAMESPACE_CHARS, MAX_NAME_CHARS, MAX_NESTING_DEPTH,
@@ -470,6 +470,10 @@ impl<'a> Parser<'a> {
             "expect" => self.expectation(),
             "object" => self.object(),
             "client" => self.client(),
+            w if EXERCISE_HEADERS.contains(&w) => {
+                let w = w.to_string();
+                self.exercise_line(&t, &w)
+            }
             _ => {
                 let mut d = Diagnostic::error(t.span, format!("unknown top-level statement `{w}`"));
                 if CLIENT_STATEMENTS.contains(&w.as_str())
@@ -478,7 +482,9 @@ impl<'a> Parser<'a> {
                     d = d.with_hint(
                         "client statements go in an indented block under `client NAME:`",
                     );
-                } else if let Some(k) = keywords::closest(w, TOP_LEVEL.iter().copied()) {
+                } else if let Some(k) =
+                    keywords::closest(w, TOP_LEVEL.iter().chain(EXERCISE_HEADERS).copied())
+                {
                     d = d.with_hint(format!("did you mean `{k}`?"));
                 } else {
                     d = d.with_hint(
@@ -488,6 +494,99 @@ impl<'a> Parser<'a> {
                 Err(self.fail(d))
             }
         }
+    }
+
+    /// An exercise header line (docs/exercises.md), its keyword `w` at token `t`:
+    /// `exercise "ID"`, `instructions "…"`, `hint "…"`, `goal break "EXPECTATION"`,
+    /// `goal fix`, `editable CLIENT`. Names are checked in `check`.
+    fn exercise_line(&mut self, t: &Token, w: &str) -> PResult<()> {
+        self.bump();
+        let v = self.tok_at(0).clone();
+        let mut value_span = v.span;
+        let kind = match w {
+            "exercise" | "instructions" | "hint" => {
+                let Tok::Str(text) = v.tok else {
+                    return Err(self.unexpected(if w == "exercise" {
+                        "the exercise's id as a string, e.g. \"first-conflict\""
+                    } else {
+                        "a string"
+                    }));
+                };
+                self.bump();
+                match w {
+                    "exercise" => {
+                        if let Some(problem) = exercise_id_problem(&text) {
+                            self.report(Diagnostic::error(v.span, problem).with_hint(
+                                "an exercise id is lowercase letters, digits and `-`, e.g. \"first-conflict\"",
+                            ));
+                        }
+                        ExerciseLineKind::Id(text)
+                    }
+                    "instructions" => ExerciseLineKind::Instructions(text),
+                    _ => ExerciseLineKind::Hint(text),
+                }
+            }
+            "goal" => {
+                if self.eat_word("fix") {
+                    ExerciseLineKind::GoalFix
+                } else if self.eat_word("break") {
+                    let s = self.tok_at(0).clone();
+                    let Tok::Str(text) = s.tok else {
+                        return Err(self.unexpected(
+                            "the text of an `expect` line as a string, e.g. \"no lost updates\"",
+                        ));
+                    };
+                    self.bump();
+                    value_span = s.span;
+                    ExerciseLineKind::GoalBreak(text)
+                } else {
+                    let d = Diagnostic::error(
+                        v.span,
+                        format!("unexpected {}", v.tok.describe()),
+                    )
+                    .with_expected("`break \"EXPECTATION\"` or `fix`")
+                    .with_hint(
+                        "`goal break \"no lost updates\"`: reach a run in which that expectation fails; `goal fix`: make every schedule satisfy every expectation",
+                    );
+                    return Err(self.fail(d));
+                }
+            }
+            _ => {
+                let Tok::Word(name) = v.tok else {
+                    return Err(self.unexpected("a client name"));
+                };
+                self.bump();
+                ExerciseLineKind::Editable(name)
+            }
+        };
+        let span = join(t.span, self.last_end);
+        self.expect_eol()?;
+        let once = matches!(
+            kind,
+            ExerciseLineKind::Id(_) | ExerciseLineKind::GoalBreak(_) | ExerciseLineKind::GoalFix
+        );
+        let same = |k: &ExerciseLineKind| match kind {
+            ExerciseLineKind::Id(_) => matches!(k, ExerciseLineKind::Id(_)),
+            _ => matches!(
+                k,
+                ExerciseLineKind::GoalBreak(_) | ExerciseLineKind::GoalFix
+            ),
+        };
+        if once {
+            if let Some(first) = self.scenario.exercise.iter().find(|l| same(&l.kind)) {
+                let d = Diagnostic::error(t.span, format!("`{w}` is given twice")).with_hint(
+                    format!("the first `{w}` is at line {}; keep one", first.span.line),
+                );
+                self.report(d);
+                return Ok(());
+            }
+        }
+        self.scenario.exercise.push(ExerciseLine {
+            kind,
+            span,
+            value_span,
+        });
+        Ok(())
     }
 
     // ----- references ---------------------------------------------------------------------
@@ -1657,6 +1756,23 @@ fn resolve_resource(res: &str, span: Span) -> Result<Resource, Diagnostic> {
 }
 
 /// Why `name` is not a DNS subdomain (RFC 1123), if it is not.
+/// Why an exercise id is not valid (`[a-z0-9][a-z0-9-]*`, at most 64 characters), if it is not.
+pub(crate) fn exercise_id_problem(id: &str) -> Option<String> {
+    if id.is_empty() {
+        Some("the exercise id is empty".into())
+    } else if id.chars().count() > 64 {
+        Some("the exercise id is longer than 64 characters".into())
+    } else if !id
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        || id.starts_with('-')
+    {
+        Some(format!("`{id}` is not a valid exercise id"))
+    } else {
+        None
+    }
+}
+
 pub(crate) fn subdomain_problem(name: &str) -> Option<String> {
     if name.is_empty() {
         return Some("it is empty".into());

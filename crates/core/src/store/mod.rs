@@ -267,6 +267,12 @@ impl Store {
         &self.events
     }
 
+    /// Forgets the event log. The log is history only (no request reads it); the explorer
+    /// clears it so that a world's value is its state, not the order of writes that made it.
+    pub fn clear_events(&mut self) {
+        self.events.clear();
+    }
+
     /// Who set each tracked leaf of an object, by scenario-language path (see `provenance`).
     pub fn provenance(&self, r: &ObjectRef) -> Option<&BTreeMap<String, Provenance>> {
         self.objects.get(r).map(|e| &e.provenance)

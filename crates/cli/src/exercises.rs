@@ -1,0 +1,62 @@
+//! `rvlab exercises [--export DIR]`: the built-in course, for teachers.
+
+use crate::args::Args;
+use crate::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use rvlab_core::exercises::EXERCISES;
+
+const HELP: &str = "Usage: rvlab exercises [--export DIR]
+
+Lists the built-in exercises in course order: id, kind (break: find a schedule that breaks
+an expectation; fix: edit the unlocked clients so every schedule holds) and title.
+Grade submissions with `rvlab grade ID SUBMISSION...`.
+
+Options:
+  --export DIR   write every exercise to DIR/ID.rvl (the starting text) and its reference
+                 solution to DIR/ID.solution.rvl (DIR is created if needed)";
+
+/// Runs the subcommand.
+pub fn main(argv: &[String]) -> u8 {
+    let args = match Args::parse(argv, &["--export"], &[]) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}\n\n{HELP}");
+            return EXIT_USAGE;
+        }
+    };
+    if args.flag("--help") {
+        println!("{HELP}");
+        return EXIT_OK;
+    }
+    if !args.positional.is_empty() {
+        eprintln!("error: exercises takes no FILE\n\n{HELP}");
+        return EXIT_USAGE;
+    }
+    if let Some(dir) = args.value("--export") {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("error: cannot create {dir}: {e}");
+            return EXIT_FAILED;
+        }
+        for ex in EXERCISES {
+            for (name, text) in [
+                (format!("{}.rvl", ex.id), ex.source),
+                (format!("{}.solution.rvl", ex.id), ex.solution),
+            ] {
+                let path = std::path::Path::new(dir).join(name);
+                if let Err(e) = std::fs::write(&path, text) {
+                    eprintln!("error: cannot write {}: {e}", path.display());
+                    return EXIT_FAILED;
+                }
+                println!("{}", path.display());
+            }
+        }
+        return EXIT_OK;
+    }
+    let width = EXERCISES.iter().map(|e| e.id.len()).max().unwrap_or(0);
+    for b in EXERCISES {
+        match b.parse() {
+            Ok(ex) => println!("{:width$}  {:5}  {}", b.id, ex.goal.kind(), ex.title),
+            Err(_) => println!("{:width$}  {:5}  (does not parse)", b.id, "?"),
+        }
+    }
+    EXIT_OK
+}

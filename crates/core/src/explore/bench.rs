@@ -1,0 +1,57 @@
+//! The benchmark scenarios of the explorer, as texts, and the work one measurement does. The
+//! timing itself is the caller's (core reads no clock): `rvlab bench-explore` natively, the
+//! page's worker in the browser.
+
+use super::scenario::{explore, ExploreReport};
+use super::Bounds;
+use crate::lang::parse;
+
+/// (a) The seed story: two clients, get / edit / update each, no retry.
+pub const SEED_STORY: &str = include_str!("../../lessons/01-stale-update.rvl");
+
+fn counter(clients: &[&str]) -> String {
+    let mut s = format!(
+        "title \"{} clients increment one counter with retry on conflict\"\n\n\
+         object configmap/counter at resourceVersion 10:\n    data.count = \"0\"\n",
+        clients.len()
+    );
+    for c in clients {
+        s.push_str(&format!(
+            "\nclient {c}:\n    retry on conflict:\n        c = get configmap/counter\n        \
+             c.data.count = c.data.count + 1\n        update c\n"
+        ));
+    }
+    s.push_str(&format!(
+        "\nexpect all clients succeed\nexpect configmap/counter data.count == \"{}\"\nexpect no lost updates\n",
+        clients.len()
+    ));
+    s
+}
+
+/// The benchmark scenarios: `(name, text)` for (a) the seed story, (b) three clients each
+/// incrementing one ConfigMap counter inside `retry on conflict`, (c) four such clients.
+pub fn scenarios() -> Vec<(&'static str, String)> {
+    vec![
+        ("seed-story", SEED_STORY.to_string()),
+        ("counter-3", counter(&["alice", "bob", "carol"])),
+        ("counter-4", counter(&["alice", "bob", "carol", "dave"])),
+    ]
+}
+
+/// One measured unit of work: parse and explore `text` completely under default bounds with
+/// seed 0. Errors are the diagnostics or the setup error, as text.
+pub fn bench_explore(text: &str) -> Result<ExploreReport, String> {
+    let parsed = parse(text);
+    let scenario = match parsed.scenario {
+        Some(s) if !parsed.has_errors() => s,
+        _ => {
+            let msgs: Vec<String> = parsed
+                .diagnostics
+                .iter()
+                .map(|d| d.render("bench", text))
+                .collect();
+            return Err(msgs.join("\n"));
+        }
+    };
+    explore(&scenario, 0, Bounds::default()).map_err(|e| e.to_string())
+}

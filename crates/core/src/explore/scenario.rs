@@ -1,0 +1,648 @@
+//! The explorer over a scenario: every order of the clients' requests, with exact counts.
+//!
+//! # The model
+//! - **Root**: the world after setup, with each client's leading statements that send no
+//!   request run eagerly, client by client (`a`'s, then `b`'s, …). Those steps are the report's
+//!   `prefix`; every token the report gives starts with them.
+//! - **Choice**: any unfinished client (scenario-language.md §7: exploration ignores time, so a
+//!   sleeping client may go next, and stepping it advances the clock exactly as an explicit
+//!   token step does in `rvlab run`). After every transition each unfinished client's next step
+//!   sends a request, so a choice is always a request.
+//! - **Transition**: the chosen client's request step, then its following steps that send
+//!   nothing (local edits, bindings, `sleep`s, backoff sleeps) up to its next request or its
+//!   end. The letters of all those steps are the edge of the transition, so prefix + edges is
+//!   a complete schedule token that [`crate::run::Run::new`] replays step for step: the
+//!   explorer calls the same [`World::step`] the run does.
+//! - **Evaluation**: the scenario's expectations on the final world, and an outcome class: the
+//!   final objects without the metadata that differs only by timing or by the generator
+//!   (`creationTimestamp`, `uid`, `managedFields[].time`; resourceVersions and content kept),
+//!   each client's outcome (`succeeded`, or failed with code and reason), and whether any
+//!   write lost an update.
+//!
+//! # Merging worlds (what makes the counts cheap, and why they stay exact)
+//! The generic search memoises worlds by value. A scenario world is normalised after every
+//! transition by dropping what can no longer influence anything the report shows, so that
+//! worlds that differ only there merge:
+//! 1. the store's event log and the engine's `write_verbs` (history for the timeline only);
+//! 2. the list of lost updates, kept as one flag (only its emptiness is evaluated);
+//! 3. a finished client's variables, observations, position and wake-up time (only its
+//!    outcome is evaluated; no other client reads them), and every client's `attempts`
+//!    statistic (written, never read by a step);
+//! 4. **time**, when it provably no longer matters: the clock reaches the store only as
+//!    timestamps with one-second resolution. Every future clock value lies between the current
+//!    clock and `max(clock, wake-up times) + Σ` (a static bound on all the sleeps each unfinished
+//!    client can still take, jitter at its maximum). When both ends fall in the same second,
+//!    every future write is stamped with that second whatever the order, so the clock is
+//!    replaced by the start of that second and the wake-up times by 0. If, in addition, the
+//!    scenario has no `create` or `apply` (the only requests that draw uids or names from the
+//!    generator), the generator can only change jitter, i.e. the clock, and is reset too.
+//!
+//! Each step is a function of the normalised world (what was dropped is never read by a step),
+//! so two worlds with the same normalisation have the same futures up to the dropped parts:
+//! the same schedules, the same expectation results, the same outcome classes. A token found
+//! below one of them replays from the other to the same violation and outcome class (the
+//! tests replay every counterexample and example of every lesson with [`crate::run::Run`]).
+//! Partial-order reduction is not needed on top: reads and requests that commute reach equal
+//! worlds and merge here, while the count of distinct orders stays exact.
+//!
+//! `states` counts distinct normalised worlds; `schedules` the complete request orders.
+
+use super::{compress, Bounds, Evaluation, Explorer, Model, Progress, Report};
+use crate::engine::{ClientOutcome, RunError, World};
+use crate::lang::ast::{Backoff, ExpectKind, Scenario, Stmt, StmtKind};
+use crate::rng::Rng;
+use crate::run::check_expectations;
+use serde_json::{json, Map, Value};
+use std::fmt::Write as _;
+
+const SECOND: u64 = 1_000_000_000;
+
+/// A world as the explorer keeps it: normalised (see the module docs), with the lost-update
+/// flag outside the world.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Node {
+    /// The normalised world.
+    pub world: World,
+    /// Some accepted write lost an update on the way here.
+    pub lost: bool,
+}
+
+/// A scenario as an explorer [`Model`].
+#[derive(Debug, Clone)]
+pub struct ScenarioModel {
+    scenario: Scenario,
+    /// Per client: an upper bound on the virtual time all its sleeps can take in one run.
+    sleep_bound: Vec<u64>,
+    /// The scenario may draw from the generator after setup (`create`, `apply`).
+    draws_random: bool,
+    /// Whether worlds are normalised beyond history (items 3 and 4 of the module docs).
+    merge_more: bool,
+}
+
+/// The most virtual time the sleeps of `stmts` can take in one run.
+fn max_sleep(stmts: &[Stmt]) -> u64 {
+    stmts.iter().fold(0u64, |acc, s| {
+        let here = match &s.kind {
+            StmtKind::Sleep { nanos } => *nanos,
+            StmtKind::Retry { policy, body } => u64::from(policy.steps)
+                .saturating_mul(max_sleep(body))
+                .saturating_add(max_backoff(policy)),
+            _ => 0,
+        };
+        acc.saturating_add(here)
+    })
+}
+
+/// The most virtual time all backoff sleeps of one retry block can take (`u64::MAX` when it is
+/// too large to matter): sleep `i` is at most `d·max(factor, 1)^i` (and at most `max(d, cap)`
+/// with a cap), stretched by the largest jitter, plus a nanosecond for rounding.
+fn max_backoff(p: &Backoff) -> u64 {
+    if p.steps > 10_000 || !p.factor.is_finite() || !p.jitter.is_finite() {
+        return u64::MAX;
+    }
+    let first = p.duration_nanos as f64;
+    let cap = if p.cap_nanos > 0 {
+        first.max(p.cap_nanos as f64)
+    } else {
+        f64::INFINITY
+    };
+    let grow = p.factor.abs().max(1.0);
+    let stretch = 1.0 + p.jitter.max(0.0);
+    let mut d = first;
+    let mut total = 0.0f64;
+    // A sleep needs `Steps > 1` before it and lowers it: at most `steps - 1` sleeps.
+    for _ in 1..p.steps {
+        total += d.min(cap) * stretch + 1.0;
+        d *= grow;
+    }
+    if total >= u64::MAX as f64 {
+        u64::MAX
+    } else {
+        total.ceil() as u64
+    }
+}
+
+fn has_random_draws(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match &s.kind {
+        StmtKind::Create { .. } | StmtKind::Apply { .. } => true,
+        StmtKind::Retry { body, .. } => has_random_draws(body),
+        _ => false,
+    })
+}
+
+impl ScenarioModel {
+    /// The model of a scenario, with every normalisation of the module docs.
+    pub fn new(scenario: &Scenario) -> Self {
+        ScenarioModel {
+            scenario: scenario.clone(),
+            sleep_bound: scenario.clients.iter().map(|c| max_sleep(&c.body)).collect(),
+            draws_random: scenario.clients.iter().any(|c| has_random_draws(&c.body)),
+            merge_more: true,
+        }
+    }
+
+    /// The model with only history dropped (items 1 and 2 of the module docs): the baseline
+    /// that the merging of finished clients and of time is measured and tested against.
+    pub fn history_only(scenario: &Scenario) -> Self {
+        ScenarioModel {
+            merge_more: false,
+            ..ScenarioModel::new(scenario)
+        }
+    }
+
+    /// The scenario explored.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The root world and the prefix (each client's leading steps that send nothing).
+    pub fn root(&self, seed: u64) -> Result<(Node, Vec<u8>), RunError> {
+        let mut world = World::new(&self.scenario, seed)?;
+        let mut letters = Vec::new();
+        for c in 0..self.scenario.clients.len() as u32 {
+            self.run_local(&mut world, c, &mut letters);
+        }
+        let mut node = Node { world, lost: false };
+        self.normalise(&mut node);
+        Ok((node, letters))
+    }
+
+    /// Runs `client`'s steps that send nothing, up to its next request or its end.
+    fn run_local(&self, world: &mut World, client: u32, letters: &mut Vec<u8>) {
+        while world
+            .clients
+            .get(client as usize)
+            .is_some_and(|c| c.outcome.is_none())
+            && !world.next_sends_request(&self.scenario, client)
+        {
+            if world.step(&self.scenario, client).is_err() {
+                return;
+            }
+            letters.push(b'a' + client as u8);
+        }
+    }
+
+    fn normalise(&self, node: &mut Node) {
+        let w = &mut node.world;
+        node.lost |= !w.lost_updates.is_empty();
+        w.lost_updates.clear();
+        w.write_verbs.clear();
+        w.store.clear_events();
+        if !self.merge_more {
+            return;
+        }
+        for c in &mut w.clients {
+            c.attempts = 0;
+            if c.outcome.is_some() {
+                c.vars.clear();
+                c.observed.clear();
+                c.frames.clear();
+                c.backoff_pending = false;
+                c.ready_at = 0;
+            }
+        }
+        let mut latest = w.clock_nanos;
+        let mut sleeps = 0u64;
+        for (c, bound) in w.clients.iter().zip(&self.sleep_bound) {
+            if c.outcome.is_none() {
+                latest = latest.max(c.ready_at);
+                sleeps = sleeps.saturating_add(*bound);
+            }
+        }
+        let last = latest.saturating_add(sleeps);
+        if last < u64::MAX && last / SECOND == w.clock_nanos / SECOND {
+            w.clock_nanos = w.clock_nanos / SECOND * SECOND;
+            for c in &mut w.clients {
+                c.ready_at = 0;
+            }
+            if !self.draws_random {
+                w.rng = Rng::new(0);
+            }
+        }
+    }
+
+    /// The outcome class of a finished world: its key and its one-line summary.
+    pub fn outcome(&self, world: &World, lost: bool) -> (String, String) {
+        let mut key = Vec::new();
+        let mut parts = Vec::new();
+        for (r, obj) in world.store.objects() {
+            let stable = without_volatile(obj);
+            parts.push(describe_object(&r.to_string(), obj));
+            key.push(json!([r.to_string(), stable]));
+        }
+        for o in &self.scenario.objects {
+            if world.store.get(&o.target).is_none() {
+                parts.push(format!("{} deleted", o.target));
+            }
+        }
+        let mut clients = Vec::new();
+        for (spec, c) in self.scenario.clients.iter().zip(&world.clients) {
+            let o = match &c.outcome {
+                Some(ClientOutcome::Succeeded) => "succeeded".to_string(),
+                Some(ClientOutcome::Failed(f)) => format!("failed ({})", f.label()),
+                None => "did not finish".to_string(),
+            };
+            key.push(json!([spec.name, o]));
+            clients.push(format!("{} {o}", spec.name));
+        }
+        key.push(json!(lost));
+        let mut summary = parts.join(", ");
+        if !clients.is_empty() {
+            if !summary.is_empty() {
+                summary.push_str("; ");
+            }
+            summary.push_str(&clients.join(", "));
+        }
+        if lost {
+            summary.push_str("; an update was lost");
+        }
+        (Value::Array(key).to_string(), summary)
+    }
+}
+
+/// An object without the metadata that differs only by timing or by the generator.
+fn without_volatile(obj: &Value) -> Value {
+    let mut v = obj.clone();
+    if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.remove("creationTimestamp");
+        meta.remove("uid");
+        if let Some(Value::Array(mf)) = meta.get_mut("managedFields") {
+            for e in mf {
+                if let Some(e) = e.as_object_mut() {
+                    e.remove("time");
+                }
+            }
+        }
+    }
+    v
+}
+
+fn is_identifier(k: &str) -> bool {
+    let mut chars = k.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn leaves(v: &Value, path: &mut String, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            for (k, x) in m {
+                let len = path.len();
+                if is_identifier(k) {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(k);
+                } else {
+                    let _ = write!(path, "[{}]", Value::String(k.clone()));
+                }
+                leaves(x, path, out);
+                path.truncate(len);
+            }
+        }
+        other => out.push(format!("{path}={other}")),
+    }
+}
+
+/// `configmap/counter data.count="2" rv 103`: the content fields (not metadata or status),
+/// at most six of them, and the resourceVersion.
+fn describe_object(name: &str, obj: &Value) -> String {
+    let mut fields = Vec::new();
+    if let Value::Object(m) = obj {
+        let content: Map<String, Value> = m
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "apiVersion" | "kind" | "metadata" | "status"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        leaves(&Value::Object(content), &mut String::new(), &mut fields);
+    }
+    fields.retain(|f| !f.starts_with('='));
+    let more = fields.len().saturating_sub(6);
+    fields.truncate(6);
+    if more > 0 {
+        fields.push(format!("(+{more} more)"));
+    }
+    let rv = obj["metadata"]["resourceVersion"].as_str().unwrap_or("?");
+    let mut s = name.to_string();
+    for f in fields {
+        s.push(' ');
+        s.push_str(&f);
+    }
+    let _ = write!(s, " rv {rv}");
+    s
+}
+
+impl Model for ScenarioModel {
+    type World = Node;
+
+    fn choices(&self, node: &Node) -> Vec<u32> {
+        node.world.unfinished()
+    }
+
+    fn advance(&self, node: &Node, client: u32) -> (Node, Vec<u8>) {
+        let mut next = node.clone();
+        let mut letters = Vec::new();
+        if next.world.step(&self.scenario, client).is_ok() {
+            letters.push(b'a' + client as u8);
+            self.run_local(&mut next.world, client, &mut letters);
+        }
+        self.normalise(&mut next);
+        (next, letters)
+    }
+
+    fn evaluate(&self, node: &Node) -> Evaluation {
+        let results = check_expectations(&self.scenario, &node.world);
+        let violated = self
+            .scenario
+            .expectations
+            .iter()
+            .zip(&results)
+            .map(|(e, r)| match e.kind {
+                ExpectKind::NoLostUpdates => node.lost,
+                _ => !r.holds,
+            })
+            .collect();
+        let (outcome_key, outcome_summary) = self.outcome(&node.world, node.lost);
+        Evaluation {
+            violated,
+            outcome_key,
+            outcome_summary,
+        }
+    }
+}
+
+/// One expectation over every schedule explored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpectationReport {
+    /// The text after `expect`, as written.
+    pub text: String,
+    pub line: u32,
+    /// How many schedules violate it.
+    pub violations: u64,
+    /// The shortest violating schedule, as a full token (`None` when none violates it).
+    pub counterexample: Option<String>,
+}
+
+/// One outcome class.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutcomeReport {
+    /// How many schedules end this way.
+    pub count: u64,
+    /// The shortest schedule that ends this way, as a full token.
+    pub example: String,
+    /// `configmap/counter data.count="2" rv 103; alice succeeded, bob failed (409 Conflict)`.
+    pub summary: String,
+    /// The class key (stable JSON of the final objects and outcomes; not shown).
+    pub key: String,
+}
+
+/// What exploring a scenario found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExploreReport {
+    /// Complete request orders covered (each counted once).
+    pub schedules: u64,
+    /// Distinct (normalised) worlds visited.
+    pub states: u64,
+    /// True only when every schedule was covered.
+    pub complete: bool,
+    /// The bound that stopped the search (`max_schedules`, `max_states`, `max_depth`) or
+    /// `cancelled`.
+    pub stopped_by: Option<&'static str>,
+    pub bounds: Bounds,
+    /// The seed of the generator (jitter, uids).
+    pub seed: u64,
+    /// The steps before the first choice, as a token.
+    pub prefix: String,
+    /// One entry per `expect`, in order.
+    pub expectations: Vec<ExpectationReport>,
+    /// The outcome classes, most frequent first.
+    pub outcomes: Vec<OutcomeReport>,
+}
+
+/// The version of the explorer report's JSON form.
+pub const REPORT_VERSION: u32 = 1;
+
+impl ExploreReport {
+    fn from_report(scenario: &Scenario, seed: u64, bounds: Bounds, r: Report) -> Self {
+        let token = |tail: &[u8]| compress(&[r.prefix.as_slice(), tail].concat());
+        let expectations = scenario
+            .expectations
+            .iter()
+            .enumerate()
+            .map(|(i, e)| ExpectationReport {
+                text: e.text.clone(),
+                line: e.span.line,
+                violations: r.summary.violations.get(i).copied().unwrap_or(0),
+                counterexample: r
+                    .summary
+                    .counterexamples
+                    .get(i)
+                    .and_then(|c| c.as_deref())
+                    .map(token),
+            })
+            .collect();
+        let mut outcomes: Vec<OutcomeReport> = r
+            .summary
+            .outcomes
+            .iter()
+            .map(|(id, (count, example))| {
+                let (key, summary) = r.classes.get(*id as usize).cloned().unwrap_or_default();
+                OutcomeReport {
+                    count: *count,
+                    example: token(example),
+                    summary,
+                    key,
+                }
+            })
+            .collect();
+        // Most frequent first; ties in the order of their keys (deterministic).
+        outcomes.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)));
+        ExploreReport {
+            schedules: r.schedules,
+            states: r.states,
+            complete: r.complete,
+            stopped_by: r.stopped_by,
+            bounds,
+            seed,
+            prefix: compress(&r.prefix),
+            expectations,
+            outcomes,
+        }
+    }
+
+    /// Whether some explored schedule violates some expectation.
+    pub fn any_violation(&self) -> bool {
+        self.expectations.iter().any(|e| e.violations > 0)
+    }
+
+    /// The report as JSON (docs/json-trace.md, "Explorer report").
+    pub fn to_json(&self) -> Value {
+        json!({
+            "version": REPORT_VERSION,
+            "schedules": self.schedules,
+            "states": self.states,
+            "complete": self.complete,
+            "stopped_by": self.stopped_by,
+            "bounds": {
+                "max_schedules": self.bounds.max_schedules,
+                "max_states": self.bounds.max_states,
+                "max_depth": self.bounds.max_depth,
+            },
+            "seed": self.seed,
+            "prefix": self.prefix,
+            "expectations": self.expectations.iter().map(|e| json!({
+                "text": e.text,
+                "line": e.line,
+                "violations": e.violations,
+                "counterexample": e.counterexample,
+            })).collect::<Vec<_>>(),
+            "outcomes": self.outcomes.iter().map(|o| json!({
+                "count": o.count,
+                "example": o.example,
+                "summary": o.summary,
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    /// The report for people, e.g.
+    /// "4 of 6 schedules violate `all clients succeed`; shortest counterexample: abab".
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        let plural = |n: u64, one: &str, many: &str| {
+            if n == 1 {
+                format!("1 {one}")
+            } else {
+                format!("{n} {many}")
+            }
+        };
+        let _ = writeln!(
+            s,
+            "explored {} ({} distinct states){}",
+            plural(self.schedules, "schedule", "schedules"),
+            self.states,
+            if self.complete { ", complete" } else { "" }
+        );
+        if !self.complete {
+            let (bound, value) = match self.stopped_by {
+                Some("max_schedules") => ("--max-schedules", self.bounds.max_schedules),
+                Some("max_states") => ("--max-states", self.bounds.max_states),
+                Some("max_depth") => ("the depth limit", u64::from(self.bounds.max_depth)),
+                _ => ("cancellation", 0),
+            };
+            let limit = if value > 0 {
+                format!(" ({value})")
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                s,
+                "INCOMPLETE: stopped by {bound}{limit}; the counts below cover only the schedules explored"
+            );
+        }
+        for e in &self.expectations {
+            match &e.counterexample {
+                Some(c) => {
+                    let _ = writeln!(
+                        s,
+                        "{} of {} violate `{}`; shortest counterexample: {c}",
+                        e.violations,
+                        plural(self.schedules, "schedule", "schedules"),
+                        e.text
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        s,
+                        "0 of {} violate `{}`",
+                        plural(self.schedules, "schedule", "schedules"),
+                        e.text
+                    );
+                }
+            }
+        }
+        let _ = writeln!(
+            s,
+            "{}:",
+            plural(self.outcomes.len() as u64, "outcome", "outcomes")
+        );
+        for o in &self.outcomes {
+            let _ = writeln!(
+                s,
+                "  {}: {} (e.g. {})",
+                plural(o.count, "schedule", "schedules"),
+                o.summary,
+                if o.example.is_empty() {
+                    "the empty schedule"
+                } else {
+                    &o.example
+                }
+            );
+        }
+        s
+    }
+}
+
+/// The explorer of one scenario, run in slices (the page's Web Worker calls [`Self::run`]
+/// with a budget, reports [`Progress`], and stops calling it to cancel).
+pub struct ScenarioExplorer {
+    explorer: Explorer<ScenarioModel>,
+    seed: u64,
+    bounds: Bounds,
+}
+
+impl ScenarioExplorer {
+    /// Starts exploring `scenario` with generator seed `seed`. Fails when setup fails.
+    pub fn new(scenario: &Scenario, seed: u64, bounds: Bounds) -> Result<Self, RunError> {
+        Self::with_model(ScenarioModel::new(scenario), seed, bounds)
+    }
+
+    /// Starts exploring with a given model (e.g. [`ScenarioModel::history_only`]).
+    pub fn with_model(model: ScenarioModel, seed: u64, bounds: Bounds) -> Result<Self, RunError> {
+        let (root, prefix) = model.root(seed)?;
+        let n = model.scenario.expectations.len();
+        Ok(ScenarioExplorer {
+            explorer: Explorer::new(model, root, prefix, n, bounds),
+            seed,
+            bounds,
+        })
+    }
+
+    /// Does at most `budget` transitions of work.
+    pub fn run(&mut self, budget: u64) -> Progress {
+        self.explorer.run(budget)
+    }
+
+    /// Where the search stands.
+    pub fn progress(&self) -> Progress {
+        self.explorer.progress()
+    }
+
+    /// Stops the search; the next [`Self::run`] ends it with `stopped_by: "cancelled"`.
+    pub fn cancel(&mut self) {
+        self.explorer.cancel();
+    }
+
+    /// The report, once the search is done.
+    pub fn report(&self) -> Option<ExploreReport> {
+        let r = self.explorer.report_if_done()?;
+        Some(ExploreReport::from_report(
+            self.explorer.model().scenario(),
+            self.seed,
+            self.bounds,
+            r,
+        ))
+    }
+
+    /// Runs to the end and returns the report.
+    pub fn finish(mut self) -> ExploreReport {
+        let r = self.explorer.finish_mut();
+        ExploreReport::from_report(self.explorer.model().scenario(), self.seed, self.bounds, r)
+    }
+}
+
+/// Explores a scenario completely (within `bounds`).
+pub fn explore(scenario: &Scenario, seed: u64, bounds: Bounds) -> Result<ExploreReport, RunError> {
+    Ok(ScenarioExplorer::new(scenario, seed, bounds)?.finish())
+}
