@@ -6,7 +6,8 @@ use crate::{input, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 use rvlab_core::explore::{bench, Bounds, ScenarioExplorer};
 use std::time::Instant;
 
-const HELP: &str = "Usage: rvlab explore FILE [--max-schedules N] [--max-states N] [--seed N] [--json] [--stats]
+const HELP: &str =
+    "Usage: rvlab explore FILE [--max-schedules N] [--max-states N] [--seed N] [--json] [--stats]
 
 Runs every order of the clients' requests (statements that send no request never create a
 choice; time is ignored, as on a real network) and checks the expectations in each. Prints how

@@ -242,7 +242,7 @@ pub struct Explorer<M: Model> {
     n_expectations: usize,
     prefix: Vec<u8>,
     /// Memo of finished worlds by encoding, bucketed by a fingerprint of it.
-    memo: BTreeMap<u64, Vec<(Box<[u8]>, Summary)>>,
+    memo: Memo,
     /// Outcome classes: (key, summary) by number, and the number of each key.
     classes: Vec<(String, String)>,
     class_ids: BTreeMap<String, u32>,
@@ -255,6 +255,9 @@ pub struct Explorer<M: Model> {
     root: Option<Summary>,
 }
 
+/// Summaries of finished worlds by encoding, bucketed by a fingerprint of the encoding.
+type Memo = BTreeMap<u64, Vec<(Box<[u8]>, Summary)>>;
+
 fn fingerprint(code: &[u8]) -> u64 {
     // A fixed-key hasher: the bucket key is internal (never observable), but keep it stable.
     let mut h = Fnv64::default();
@@ -262,11 +265,7 @@ fn fingerprint(code: &[u8]) -> u64 {
     h.finish()
 }
 
-fn lookup<'a>(
-    memo: &'a BTreeMap<u64, Vec<(Box<[u8]>, Summary)>>,
-    code: &[u8],
-    key: u64,
-) -> Option<&'a Summary> {
+fn lookup<'a>(memo: &'a Memo, code: &[u8], key: u64) -> Option<&'a Summary> {
     memo.get(&key)
         .and_then(|bucket| bucket.iter().find(|(c, _)| **c == *code).map(|(_, s)| s))
 }

@@ -135,7 +135,11 @@ impl ScenarioModel {
     pub fn new(scenario: &Scenario) -> Self {
         ScenarioModel {
             scenario: scenario.clone(),
-            sleep_bound: scenario.clients.iter().map(|c| max_sleep(&c.body)).collect(),
+            sleep_bound: scenario
+                .clients
+                .iter()
+                .map(|c| max_sleep(&c.body))
+                .collect(),
             draws_random: scenario.clients.iter().any(|c| has_random_draws(&c.body)),
             merge_more: true,
         }
@@ -227,7 +231,11 @@ impl ScenarioModel {
         let mut parts = Vec::new();
         for (r, obj) in world.store.objects() {
             let stable = without_volatile(obj);
-            parts.push(describe_object(&r.to_string(), obj));
+            parts.push(describe_object(
+                &r.to_string(),
+                obj,
+                world.store.provenance(r),
+            ));
             key.push(json!([r.to_string(), stable]));
         }
         for o in &self.scenario.objects {
@@ -285,7 +293,7 @@ fn is_identifier(k: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-fn leaves(v: &Value, path: &mut String, out: &mut Vec<String>) {
+fn leaves(v: &Value, path: &mut String, out: &mut Vec<(String, String)>) {
     match v {
         Value::Object(m) if !m.is_empty() => {
             for (k, x) in m {
@@ -302,13 +310,17 @@ fn leaves(v: &Value, path: &mut String, out: &mut Vec<String>) {
                 path.truncate(len);
             }
         }
-        other => out.push(format!("{path}={other}")),
+        other => out.push((path.clone(), other.to_string())),
     }
 }
 
-/// `configmap/counter data.count="2" rv 103`: the content fields (not metadata or status),
-/// at most six of them, and the resourceVersion.
-fn describe_object(name: &str, obj: &Value) -> String {
+/// `configmap/counter data.count="2" by bob rv 103`: the content fields (not metadata or
+/// status), at most six of them, each with the client that wrote it, and the resourceVersion.
+fn describe_object(
+    name: &str,
+    obj: &Value,
+    provenance: Option<&std::collections::BTreeMap<String, crate::store::Provenance>>,
+) -> String {
     let mut fields = Vec::new();
     if let Value::Object(m) = obj {
         let content: Map<String, Value> = m
@@ -318,9 +330,21 @@ fn describe_object(name: &str, obj: &Value) -> String {
             .collect();
         leaves(&Value::Object(content), &mut String::new(), &mut fields);
     }
-    fields.retain(|f| !f.starts_with('='));
+    fields.retain(|(path, _)| !path.is_empty());
     let more = fields.len().saturating_sub(6);
     fields.truncate(6);
+    let mut fields: Vec<String> = fields
+        .into_iter()
+        .map(|(path, value)| {
+            match provenance
+                .and_then(|p| p.get(&path))
+                .map(|p| p.writer.as_str())
+            {
+                Some(w) if w != crate::engine::SETUP_ACTOR => format!("{path}={value} by {w}"),
+                _ => format!("{path}={value}"),
+            }
+        })
+        .collect();
     if more > 0 {
         fields.push(format!("(+{more} more)"));
     }
