@@ -64,6 +64,19 @@ pub fn lesson(id: &str) -> Option<&'static Lesson> {
     LESSONS.iter().find(|l| l.id == id)
 }
 
+/// The fingerprint of every lesson's run on its default schedule with `seed` (lessons that fail
+/// to parse or run are left out): the same list natively and in WebAssembly.
+pub fn fingerprints(seed: u64) -> Vec<(&'static str, String)> {
+    LESSONS
+        .iter()
+        .filter_map(|l| {
+            let scenario = l.parse().scenario?;
+            let run = crate::run::Run::new(&scenario, seed, None).ok()?;
+            Some((l.id, crate::trace::fingerprint(&run)))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +100,14 @@ mod tests {
                 l.source
             );
         }
+    }
+
+    #[test]
+    fn every_lesson_has_a_fingerprint() {
+        let f = fingerprints(0);
+        assert_eq!(f.len(), LESSONS.len());
+        assert_eq!(f, fingerprints(0));
+        assert_ne!(f, fingerprints(1));
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //! - [`json`]: helpers over `serde_json::Value` (hashing, so worlds can be `Hash`);
 //! - [`store`]: the versioned store, a model of the apiserver on etcd (requests in, Status out).
 //! - [`engine`]: the world as a value and one step of one client (client-go retry semantics);
-//! - [`schedule`]: schedule tokens (`a3b2a`); [`run`]: a run with every world kept, expectations;
-//! - [`view`]: preformatted views for the page; [`yaml`]: kubectl-style YAML; [`trace`]: the JSON trace.
+//! - [`schedule`]: schedule tokens (`a3b2a`); [`run`]: a run, any of its worlds in O(1), expectations;
+//! - [`view`]: preformatted views for the page; [`yaml`]: kubectl-style YAML; [`trace`]: the JSON trace;
+//! - [`lessons`]: the built-in lessons (`crates/core/lessons/*.rvl`, compiled in).
 //!
 //! Invariants: no I/O, no wall clock, no threads, no `HashMap` iteration in anything observable;
 //! compiles for native and `wasm32-unknown-unknown` with the same results.

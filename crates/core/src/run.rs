@@ -57,7 +57,7 @@ impl Run {
     }
 
     /// Runs the scenario to the end: the steps of `token` first (`None`: the scenario's own
-    /// `schedule`, if any), then the default scheduler.
+    /// `schedule`, if any; `Some("")`: none), then the default scheduler.
     pub fn new(scenario: &Scenario, seed: u64, token: Option<&str>) -> Result<Run, RunError> {
         let mut run = Run::start(scenario, seed)?;
         let token = token.or(scenario.schedule.as_ref().map(|(t, _)| t.as_str()));
@@ -214,19 +214,17 @@ pub fn check_expectations(scenario: &Scenario, world: &World) -> Vec<Expectation
                     } else {
                         let l = &world.lost_updates;
                         let first = &l[0];
+                        let verb = world
+                            .write_verbs
+                            .get(&first.revision)
+                            .copied()
+                            .unwrap_or(crate::engine::Verb::Update);
                         (
                             false,
                             format!(
-                                "{} lost update(s); first: {}'s write at revision {} overwrote {} {}, which {} had set at revision {} after {} read revision {}",
+                                "{} lost update(s); the first: {}",
                                 l.len(),
-                                first.writer,
-                                first.revision,
-                                first.object,
-                                if first.path.is_empty() { "(deleted)".to_string() } else { first.path.clone() },
-                                first.overwritten_writer,
-                                first.overwritten_revision,
-                                first.writer,
-                                first.base_revision
+                                crate::engine::lost_sentence(first, verb)
                             ),
                         )
                     }

@@ -817,9 +817,15 @@ impl World {
                 .clone()
                 .unwrap_or_else(|| Failure::runtime("retry gave up".into()));
             c.frames.pop();
+            let reason = last.reason.clone();
             let note = self.fail(scenario, client, last);
+            let note = if self.clients[client as usize].outcome.is_some() {
+                format!("{name} fails with the last {reason}")
+            } else {
+                note
+            };
             rec.narration = format!(
-                "{name} sleeps {}; the backoff reached its cap of {}, which sets Steps to 0, so client-go stops retrying after this sleep ({note})",
+                "{name} sleeps {}; the backoff reached its cap of {}, which sets Steps to 0, so client-go stops retrying after this sleep: {note}",
                 fmt_duration(sleep),
                 fmt_duration(policy.cap_nanos),
             );
@@ -925,6 +931,23 @@ impl World {
             }
             _ => self.request_stmt(scenario, client, stmt, rec),
         }
+    }
+
+    /// For a conflict inside a retry block that never re-reads `var`: says so (the trap of
+    /// retrying without re-reading).
+    fn no_reread_hint(&self, scenario: &Scenario, client: u32, var: &str) -> Option<String> {
+        let c = self.clients.get(client as usize)?;
+        let body = &scenario.clients.get(client as usize)?.body;
+        let depth = c.frames.len().checked_sub(1).filter(|d| *d > 0)?;
+        let (block, _) = block_at(body, &c.frames, depth)?;
+        let rereads = block
+            .iter()
+            .any(|s| matches!(&s.kind, StmtKind::Get { var: v, .. } if v == var));
+        (!rereads).then(|| {
+            format!(
+                "nothing in the retry block re-reads {var}, so every attempt sends the same stale version"
+            )
+        })
     }
 
     fn request_stmt(
@@ -1174,6 +1197,11 @@ impl World {
             self.advance(client);
         } else {
             let failure = Failure::from_response(&response);
+            if let (StmtKind::Update { var }, true) = (&stmt.kind, failure.is_conflict()) {
+                if let Some(hint) = self.no_reread_hint(scenario, client, var) {
+                    sentence = format!("{sentence} ({hint})");
+                }
+            }
             let note = self.fail(scenario, client, failure);
             sentence = format!("{sentence}; {note}");
         }
