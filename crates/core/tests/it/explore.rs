@@ -528,6 +528,7 @@ fn json_form_has_the_documented_fields() {
     assert!(j["states"].as_u64().is_some_and(|n| n > 6));
     assert_eq!(j["stopped_by"], serde_json::Value::Null);
     assert_eq!(j["bounds"]["max_states"], Bounds::default().max_states);
+    assert_eq!(j["bounds"]["max_schedules"], serde_json::Value::Null);
     assert_eq!(j["expectations"][0]["text"], "all clients succeed");
     assert_eq!(j["expectations"][0]["violations"], 4);
     assert_eq!(j["expectations"][0]["counterexample"], "abab");
