@@ -29,7 +29,8 @@ schedule violates one, the search was incomplete, or the file has errors, 2 usag
 const BENCH_HELP: &str = "Usage: rvlab bench-explore [--runs N] [--json]
 
 Explores the benchmark scenarios (seed story, 3 and 4 counter clients with retry) N times each
-(default 5) and prints schedules, states, and the median schedules/s and states/s.";
+(default 5) and prints schedules, states, and the median schedules/s and states/s (parsing
+excluded). With --json: one object per scenario.";
 
 fn number(args: &Args, name: &str) -> Result<Option<u64>, String> {
     match args.value(name) {
@@ -164,11 +165,18 @@ pub fn bench_main(argv: &[String]) -> u8 {
     };
     let mut rows = Vec::new();
     for (name, text) in bench::scenarios() {
+        let scenario = match bench::parse_scenario(&text) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {name}: {e}");
+                return EXIT_FAILED;
+            }
+        };
         let mut times = Vec::new();
         let mut last = None;
         for _ in 0..runs {
             let start = Instant::now();
-            match bench::bench_explore(&text) {
+            match bench::bench_explore(&scenario) {
                 Ok(r) => last = Some(r),
                 Err(e) => {
                     eprintln!("error: {name}: {e}");

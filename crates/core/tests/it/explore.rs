@@ -574,10 +574,11 @@ fn the_prefix_is_each_clients_leading_local_steps() {
 fn bench_scenarios_parse_and_count() {
     let names: Vec<&str> = bench::scenarios().iter().map(|(n, _)| *n).collect();
     assert_eq!(names, ["seed-story", "counter-3", "counter-4"]);
-    let seed = bench::bench_explore(&bench::scenarios()[0].1).expect("explores");
+    let parse = |i: usize| bench::parse_scenario(&bench::scenarios()[i].1).expect("parses");
+    let seed = bench::bench_explore(&parse(0)).expect("explores");
     assert_eq!(seed.schedules, 6);
-    let c3 = bench::bench_explore(&bench::scenarios()[1].1).expect("explores");
+    let c3 = bench::bench_explore(&parse(1)).expect("explores");
     assert!(c3.complete);
     assert_eq!(violations(&c3), vec![0, 0, 0]);
-    assert!(bench::bench_explore("client :").is_err());
+    assert!(bench::parse_scenario("client :").is_err());
 }
