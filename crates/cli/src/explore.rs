@@ -26,11 +26,12 @@ FILE may be `-` (standard input) or `lesson:ID`.
 Exit codes: 0 no schedule violates an expectation (and the search was complete), 1 some
 schedule violates one, the search was incomplete, or the file has errors, 2 usage error.";
 
-const BENCH_HELP: &str = "Usage: rvlab bench-explore [--runs N] [--json]
+const BENCH_HELP: &str = "Usage: rvlab bench-explore [--runs N] [--json] [--baseline]
 
 Explores the benchmark scenarios (seed story, 3 and 4 counter clients with retry) N times each
 (default 5) and prints schedules, states, and the median schedules/s and states/s (parsing
-excluded). With --json: one object per scenario.";
+excluded). With --json: one object per scenario. With --baseline: merge only history (no
+merging of finished clients or of time), to see what those save.";
 
 fn number(args: &Args, name: &str) -> Result<Option<u64>, String> {
     match args.value(name) {
@@ -145,7 +146,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Runs the hidden `rvlab bench-explore`.
 pub fn bench_main(argv: &[String]) -> u8 {
-    let args = match Args::parse(argv, &["--runs"], &["--json"]) {
+    let args = match Args::parse(argv, &["--runs"], &["--json", "--baseline"]) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("error: {e}\n\n{BENCH_HELP}");
@@ -176,7 +177,12 @@ pub fn bench_main(argv: &[String]) -> u8 {
         let mut last = None;
         for _ in 0..runs {
             let start = Instant::now();
-            match bench::bench_explore(&scenario) {
+            let result = if args.flag("--baseline") {
+                bench::bench_explore_baseline(&scenario)
+            } else {
+                bench::bench_explore(&scenario)
+            };
+            match result {
                 Ok(r) => last = Some(r),
                 Err(e) => {
                     eprintln!("error: {name}: {e}");

@@ -2,7 +2,7 @@
 //! timing itself is the caller's (core reads no clock): `rvlab bench-explore` natively, the
 //! page's worker in the browser.
 
-use super::scenario::{explore, ExploreReport};
+use super::scenario::{explore, ExploreReport, ScenarioExplorer, ScenarioModel};
 use super::Bounds;
 use crate::lang::ast::Scenario;
 use crate::lang::parse;
@@ -59,4 +59,12 @@ pub fn parse_scenario(text: &str) -> Result<Scenario, String> {
 /// (what `rvlab bench-explore` times, parsing excluded).
 pub fn bench_explore(scenario: &Scenario) -> Result<ExploreReport, String> {
     explore(scenario, 0, Bounds::default()).map_err(|e| e.to_string())
+}
+
+/// The same with only history merged ([`ScenarioModel::history_only`]): the baseline that
+/// shows what merging finished clients and time saves.
+pub fn bench_explore_baseline(scenario: &Scenario) -> Result<ExploreReport, String> {
+    ScenarioExplorer::with_model(ScenarioModel::history_only(scenario), 0, Bounds::default())
+        .map(ScenarioExplorer::finish)
+        .map_err(|e| e.to_string())
 }

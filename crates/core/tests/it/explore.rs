@@ -582,3 +582,41 @@ fn bench_scenarios_parse_and_count() {
     assert_eq!(violations(&c3), vec![0, 0, 0]);
     assert!(bench::parse_scenario("client :").is_err());
 }
+
+#[test]
+fn clients_without_requests_make_one_schedule_of_prefix() {
+    let s = scenario(
+        r#"
+client alice:
+    x = 1
+    sleep 10ms
+
+client bob:
+    y = {a: 2}
+
+expect all clients succeed
+"#,
+    );
+    let r = full(&s);
+    assert!(r.complete);
+    assert_eq!(r.schedules, 1);
+    assert_eq!(r.prefix, "a2b");
+    assert_eq!(r.outcomes.len(), 1);
+    assert_eq!(r.outcomes[0].example, "a2b");
+    assert_eq!(r.outcomes[0].summary, "alice succeeded, bob succeeded");
+    replays(&s, &r, 0);
+}
+
+#[test]
+fn a_setup_error_is_an_error_value() {
+    let s = scenario(
+        r#"
+object configmap/a:
+    data.k = 3
+
+client alice:
+    obj = get configmap/a
+"#,
+    );
+    assert!(ScenarioExplorer::new(&s, 0, Bounds::default()).is_err());
+}
