@@ -57,15 +57,25 @@
 //! two writes do not, since each takes the next revision, so their orders are really different
 //! states); and every order must be counted anyway, which the memo does at no cost.
 //!
+//! # Memory
+//! The memo key of a world ([`Model::encode`]) is the number of its store's encoding and of each
+//! client's (interned: many worlds share a store or a client state) followed by the small rest,
+//! so a memoised world costs a few bytes plus its summary: `retry-policies` explores its 91,627
+//! states in about 130 MB natively, against 400 MB with whole encodings and 3.9 GB with worlds.
+//!
 //! `states` counts distinct normalised worlds; `schedules` the complete request orders.
 
+use super::Recorder;
 use super::{compress, Bounds, Evaluation, Explorer, Model, Progress, Report};
 use crate::engine::{ClientOutcome, RunError, World};
 use crate::lang::ast::{Backoff, ExpectKind, Scenario, Stmt, StmtKind};
 use crate::rng::Rng;
 use crate::run::check_expectations;
 use serde_json::{json, Map, Value};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::hash::Hash;
 
 const SECOND: u64 = 1_000_000_000;
 
@@ -79,6 +89,25 @@ pub struct Node {
     pub lost: bool,
 }
 
+/// Interned byte strings: each distinct one gets the next number.
+#[derive(Debug, Clone, Default)]
+struct Interner {
+    ids: BTreeMap<Box<[u8]>, u32>,
+}
+
+impl Interner {
+    fn intern(&mut self, bytes: Vec<u8>) -> u32 {
+        let next = self.ids.len() as u32;
+        *self.ids.entry(bytes.into_boxed_slice()).or_insert(next)
+    }
+}
+
+fn recorded<T: Hash + ?Sized>(x: &T) -> Vec<u8> {
+    let mut r = Recorder::default();
+    x.hash(&mut r);
+    r.0
+}
+
 /// A scenario as an explorer [`Model`].
 #[derive(Debug, Clone)]
 pub struct ScenarioModel {
@@ -89,6 +118,8 @@ pub struct ScenarioModel {
     draws_random: bool,
     /// Whether worlds are normalised beyond history (items 3 and 4 of the module docs).
     merge_more: bool,
+    /// The distinct stores and client states seen, so that a memo key is a few numbers.
+    components: RefCell<Interner>,
 }
 
 /// The most virtual time the sleeps of `stmts` can take in one run.
@@ -154,6 +185,7 @@ impl ScenarioModel {
                 .collect(),
             draws_random: scenario.clients.iter().any(|c| has_random_draws(&c.body)),
             merge_more: true,
+            components: RefCell::new(Interner::default()),
         }
     }
 
@@ -386,6 +418,37 @@ impl Model for ScenarioModel {
         }
         self.normalise(&mut next);
         (next, letters)
+    }
+
+    /// The memo key: the number of the store's encoding and of each client's, then the rest
+    /// of the world. Numbers are given to distinct encodings, so equal keys are equal worlds,
+    /// and a key takes a few bytes where a world's encoding takes kilobytes (stores and client
+    /// states are shared by many worlds).
+    fn encode(&self, node: &Node) -> Vec<u8> {
+        // Destructured so that a field added to `World` cannot be silently left out.
+        let World {
+            store,
+            clients,
+            clock_nanos,
+            rng,
+            lost_updates,
+            setup_revisions,
+            write_verbs,
+        } = &node.world;
+        let mut table = self.components.borrow_mut();
+        let mut key = Vec::with_capacity(4 * (clients.len() + 1) + 64);
+        key.extend_from_slice(&table.intern(recorded(store)).to_le_bytes());
+        for c in clients {
+            key.extend_from_slice(&table.intern(recorded(c)).to_le_bytes());
+        }
+        let mut rest = Recorder(key);
+        clock_nanos.hash(&mut rest);
+        rng.hash(&mut rest);
+        lost_updates.hash(&mut rest);
+        setup_revisions.hash(&mut rest);
+        write_verbs.hash(&mut rest);
+        node.lost.hash(&mut rest);
+        rest.0
     }
 
     fn evaluate(&self, node: &Node) -> Evaluation {
