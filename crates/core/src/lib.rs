@@ -7,7 +7,8 @@
 //! - [`engine`]: the world as a value and one step of one client (client-go retry semantics);
 //! - [`schedule`]: schedule tokens (`a3b2a`); [`run`]: a run, any of its worlds in O(1), expectations;
 //! - [`view`]: preformatted views for the page; [`yaml`]: kubectl-style YAML; [`trace`]: the JSON trace;
-//! - [`lessons`]: the built-in lessons (`crates/core/lessons/*.rvl`, compiled in).
+//! - [`lessons`]: the built-in lessons (`crates/core/lessons/*.rvl`, compiled in);
+//! - [`explore`]: every order of the clients' requests, with exact counts ([`explore::ScenarioExplorer`]).
 //!
 //! Invariants: no I/O, no wall clock, no threads, no `HashMap` iteration in anything observable;
 //! compiles for native and `wasm32-unknown-unknown` with the same results.

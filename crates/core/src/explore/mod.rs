@@ -22,7 +22,7 @@
 //! [`Progress`], so a Web Worker can report progress and stop on cancel between slices.
 //!
 //! [`scenario`] is the model of a scenario and its public entry point
-//! ([`ScenarioExplorer`], [`ExploreReport`]); [`bench`] lists the benchmark scenarios.
+//! ([`ScenarioExplorer`], [`ExploreReport`]); [`bench`](mod@bench) lists the benchmark scenarios.
 
 pub mod bench;
 pub mod scenario;
