@@ -6,7 +6,8 @@ use crate::{input, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 use rvlab_core::explore::{bench, Bounds, ScenarioExplorer};
 use std::time::Instant;
 
-const HELP: &str = "Usage: rvlab explore FILE [--max-schedules N] [--max-states N] [--seed N] [--json] [--stats]
+const HELP: &str =
+    "Usage: rvlab explore FILE [--max-schedules N] [--max-states N] [--seed N] [--json] [--stats]
 
 Runs every order of the clients' requests (statements that send no request never create a
 choice; time is ignored, as on a real network) and checks the expectations in each. Prints how
@@ -25,10 +26,12 @@ FILE may be `-` (standard input) or `lesson:ID`.
 Exit codes: 0 no schedule violates an expectation (and the search was complete), 1 some
 schedule violates one, the search was incomplete, or the file has errors, 2 usage error.";
 
-const BENCH_HELP: &str = "Usage: rvlab bench-explore [--runs N] [--json]
+const BENCH_HELP: &str = "Usage: rvlab bench-explore [--runs N] [--json] [--baseline]
 
 Explores the benchmark scenarios (seed story, 3 and 4 counter clients with retry) N times each
-(default 5) and prints schedules, states, and the median schedules/s and states/s.";
+(default 5) and prints schedules, states, and the median schedules/s and states/s (parsing
+excluded). With --json: one object per scenario. With --baseline: merge only history (no
+merging of finished clients or of time), to see what those save.";
 
 fn number(args: &Args, name: &str) -> Result<Option<u64>, String> {
     match args.value(name) {
@@ -143,7 +146,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Runs the hidden `rvlab bench-explore`.
 pub fn bench_main(argv: &[String]) -> u8 {
-    let args = match Args::parse(argv, &["--runs"], &["--json"]) {
+    let args = match Args::parse(argv, &["--runs"], &["--json", "--baseline"]) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("error: {e}\n\n{BENCH_HELP}");
@@ -163,11 +166,23 @@ pub fn bench_main(argv: &[String]) -> u8 {
     };
     let mut rows = Vec::new();
     for (name, text) in bench::scenarios() {
+        let scenario = match bench::parse_scenario(&text) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {name}: {e}");
+                return EXIT_FAILED;
+            }
+        };
         let mut times = Vec::new();
         let mut last = None;
         for _ in 0..runs {
             let start = Instant::now();
-            match bench::bench_explore(&text) {
+            let result = if args.flag("--baseline") {
+                bench::bench_explore_baseline(&scenario)
+            } else {
+                bench::bench_explore(&scenario)
+            };
+            match result {
                 Ok(r) => last = Some(r),
                 Err(e) => {
                     eprintln!("error: {name}: {e}");

@@ -8,9 +8,9 @@
 //! - [`engine`]: the world as a value and one step of one client (client-go retry semantics);
 //! - [`schedule`]: schedule tokens (`a3b2a`); [`run`]: a run, any of its worlds in O(1), expectations;
 //! - [`view`]: preformatted views for the page; [`yaml`]: kubectl-style YAML; [`trace`]: the JSON trace;
-//! - [`explore`]: every order of the clients' requests, with exact memoised counts;
+//! - [`explore`]: every order of the clients' requests, with exact counts ([`explore::ScenarioExplorer`]);
 //! - [`share`]: share links (versioned, compressed URL fragments);
-//! - [`lessons`]: the built-in lessons (`crates/core/lessons/*.rvl`, compiled in).
+//! - [`lessons`]: the built-in lessons (`crates/core/lessons/*.rvl`, compiled in);
 //! - [`exercises`]: goal-checked exercises (break it / fix it), grading and the built-in course.
 //!
 //! Invariants: no I/O, no wall clock, no threads, no `HashMap` iteration in anything observable;

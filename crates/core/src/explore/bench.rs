@@ -2,8 +2,9 @@
 //! timing itself is the caller's (core reads no clock): `rvlab bench-explore` natively, the
 //! page's worker in the browser.
 
-use super::scenario::{explore, ExploreReport};
+use super::scenario::{explore, ExploreReport, ScenarioExplorer, ScenarioModel};
 use super::Bounds;
+use crate::lang::ast::Scenario;
 use crate::lang::parse;
 
 /// (a) The seed story: two clients, get / edit / update each, no retry.
@@ -38,20 +39,32 @@ pub fn scenarios() -> Vec<(&'static str, String)> {
     ]
 }
 
-/// One measured unit of work: parse and explore `text` completely under default bounds with
-/// seed 0. Errors are the diagnostics or the setup error, as text.
-pub fn bench_explore(text: &str) -> Result<ExploreReport, String> {
+/// Parses a benchmark text (errors: the rendered diagnostics).
+pub fn parse_scenario(text: &str) -> Result<Scenario, String> {
     let parsed = parse(text);
-    let scenario = match parsed.scenario {
-        Some(s) if !parsed.has_errors() => s,
+    match parsed.scenario {
+        Some(s) if !parsed.has_errors() => Ok(s),
         _ => {
             let msgs: Vec<String> = parsed
                 .diagnostics
                 .iter()
                 .map(|d| d.render("bench", text))
                 .collect();
-            return Err(msgs.join("\n"));
+            Err(msgs.join("\n"))
         }
-    };
-    explore(&scenario, 0, Bounds::default()).map_err(|e| e.to_string())
+    }
+}
+
+/// One measured unit of work: explore `scenario` completely under default bounds with seed 0
+/// (what `rvlab bench-explore` times, parsing excluded).
+pub fn bench_explore(scenario: &Scenario) -> Result<ExploreReport, String> {
+    explore(scenario, 0, Bounds::default()).map_err(|e| e.to_string())
+}
+
+/// The same with only history merged ([`ScenarioModel::history_only`]): the baseline that
+/// shows what merging finished clients and time saves.
+pub fn bench_explore_baseline(scenario: &Scenario) -> Result<ExploreReport, String> {
+    ScenarioExplorer::with_model(ScenarioModel::history_only(scenario), 0, Bounds::default())
+        .map(ScenarioExplorer::finish)
+        .map_err(|e| e.to_string())
 }

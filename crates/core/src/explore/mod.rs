@@ -22,7 +22,7 @@
 //! [`Progress`], so a Web Worker can report progress and stop on cancel between slices.
 //!
 //! [`scenario`] is the model of a scenario and its public entry point
-//! ([`ScenarioExplorer`], [`ExploreReport`]); [`bench`] lists the benchmark scenarios.
+//! ([`ScenarioExplorer`], [`ExploreReport`]); [`bench`](mod@bench) lists the benchmark scenarios.
 
 pub mod bench;
 pub mod scenario;
@@ -242,7 +242,7 @@ pub struct Explorer<M: Model> {
     n_expectations: usize,
     prefix: Vec<u8>,
     /// Memo of finished worlds by encoding, bucketed by a fingerprint of it.
-    memo: BTreeMap<u64, Vec<(Box<[u8]>, Summary)>>,
+    memo: Memo,
     /// Outcome classes: (key, summary) by number, and the number of each key.
     classes: Vec<(String, String)>,
     class_ids: BTreeMap<String, u32>,
@@ -255,18 +255,27 @@ pub struct Explorer<M: Model> {
     root: Option<Summary>,
 }
 
+/// Summaries of finished worlds by encoding, bucketed by a fingerprint of the encoding.
+type Memo = BTreeMap<u64, Vec<(Box<[u8]>, Summary)>>;
+
+/// A fixed, fast fingerprint of an encoding, eight bytes at a time (the bucket key is internal
+/// and never observable, but stays the same on every platform).
 fn fingerprint(code: &[u8]) -> u64 {
-    // A fixed-key hasher: the bucket key is internal (never observable), but keep it stable.
-    let mut h = Fnv64::default();
-    h.write(code);
-    h.finish()
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = code.len() as u64;
+    let mut chunks = code.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
+    for b in chunks.remainder() {
+        h = (h.rotate_left(5) ^ u64::from(*b)).wrapping_mul(K);
+    }
+    h ^ (h >> 29)
 }
 
-fn lookup<'a>(
-    memo: &'a BTreeMap<u64, Vec<(Box<[u8]>, Summary)>>,
-    code: &[u8],
-    key: u64,
-) -> Option<&'a Summary> {
+fn lookup<'a>(memo: &'a Memo, code: &[u8], key: u64) -> Option<&'a Summary> {
     memo.get(&key)
         .and_then(|bucket| bucket.iter().find(|(c, _)| **c == *code).map(|(_, s)| s))
 }

@@ -2,5 +2,6 @@
 
 mod engine;
 mod exercises;
+mod explore;
 mod lang;
 mod store;
