@@ -32,9 +32,6 @@ pub struct Run {
     checkpoints: Vec<World>,
     /// The world after every step taken.
     current: World,
-    /// Whether each step was chosen by the default scheduler (which may draw from the
-    /// generator to break a tie, so a replay must do the same).
-    by_default: Vec<bool>,
     /// One record per step taken.
     pub steps: Vec<StepRecord>,
     /// Set when the run stopped at [`MAX_STEPS`] with clients still unfinished.
@@ -50,7 +47,6 @@ impl Run {
             seed,
             checkpoints: vec![world.clone()],
             current: world,
-            by_default: Vec::new(),
             steps: Vec::new(),
             stopped: None,
         })
@@ -96,9 +92,8 @@ impl Run {
         }
         let mut w = base.clone();
         for j in k * CHECKPOINT_EVERY..i {
-            if self.by_default.get(j).copied().unwrap_or(false) {
-                let _ = w.pick_default();
-            }
+            // Every step draws the scheduler's tie-break first, picked by hand or not.
+            let _ = w.pick_default();
             // Replaying recorded steps cannot fail: they succeeded the first time.
             let _ = w.step(&self.scenario, self.steps[j].client);
         }
@@ -133,10 +128,15 @@ impl Run {
         }
         let step = self.steps.len() as u32 + 1;
         let rec = match client {
-            Some(c) => self
-                .current
-                .step(&self.scenario, c)
-                .map_err(|error| RunError::Schedule { step, error })?,
+            Some(c) => {
+                // Draw the tie-break the default scheduler would have drawn, so the generator
+                // (and with it every later jitter and uid) is the same whether a step was picked
+                // by hand or by default: a token replays the run it was read from exactly.
+                let _ = self.current.pick_default();
+                self.current
+                    .step(&self.scenario, c)
+                    .map_err(|error| RunError::Schedule { step, error })?
+            }
             None => {
                 // With no client left, `pick_default` changes nothing (it draws only on ties).
                 let Some(c) = self.current.pick_default() else {
@@ -147,7 +147,6 @@ impl Run {
                     .map_err(|error| RunError::Schedule { step, error })?
             }
         };
-        self.by_default.push(client.is_none());
         self.steps.push(rec);
         if self.steps.len().is_multiple_of(CHECKPOINT_EVERY) {
             self.checkpoints.push(self.current.clone());
@@ -167,7 +166,6 @@ impl Run {
         }
         self.current = self.world_at(n).into_owned();
         self.steps.truncate(n);
-        self.by_default.truncate(n);
         self.checkpoints.truncate(n / CHECKPOINT_EVERY + 1);
         self.stopped = None;
     }

@@ -31,6 +31,24 @@ fn report() -> String {
             line.join(" ")
         ));
     }
+    // The explorer's reports (counts, counterexample tokens, outcome classes), bounded so the
+    // largest lesson stays quick under Node: an incomplete report must agree just as well.
+    let bounds = rvlab_core::explore::Bounds {
+        max_states: 5_000,
+        ..Default::default()
+    };
+    let mut reports = Vec::new();
+    for lesson in LESSONS {
+        if let Some(scenario) = lesson.parse().scenario {
+            let text = match rvlab_core::explore::explore(&scenario, 0, bounds) {
+                Ok(report) => report.to_json().to_string(),
+                Err(err) => err.to_string(),
+            };
+            let print = rvlab_core::trace::fnv1a64(text.as_bytes());
+            reports.push(format!("{}={print:016x}", lesson.id));
+        }
+    }
+    out.push_str(&format!("explore: {}\n", reports.join(" ")));
     for seed in [0u64, 42, u64::MAX] {
         let mut rng = Rng::new(seed);
         let words: Vec<String> = (0..4).map(|_| format!("{:016x}", rng.next_u64())).collect();

@@ -169,7 +169,7 @@ client bob:
 }
 
 /// The backoff sleeps of a run, each checked against Go's `Jitter` from the world's generator
-/// just before that step.
+/// just before that step (after the scheduler's tie-break draw).
 fn checked_sleeps(run: &Run, jitter: f64) -> Vec<(u64, u64)> {
     let mut out = Vec::new();
     for (i, r) in run.steps.iter().enumerate() {
@@ -179,7 +179,10 @@ fn checked_sleeps(run: &Run, jitter: f64) -> Vec<(u64, u64)> {
         let before = run.world_at(i);
         let (_, state) = before.current_retry(&run.scenario, r.client).unwrap();
         let d = state.duration_nanos;
-        let mut rng: Rng = before.rng.clone();
+        // Every step first draws the scheduler's tie-break (picked by hand or not), then runs.
+        let mut scheduled = before.clone().into_owned();
+        let _ = scheduled.pick_default();
+        let mut rng: Rng = scheduled.rng.clone();
         let want = d + (rng.next_f64() * jitter * d as f64) as u64;
         assert_eq!(r.sleep_nanos, Some(want), "step {i}");
         out.push((d, want));
@@ -815,4 +818,31 @@ expect configmap/c data.k == "again"
         step_view(&s, 0, &run.steps[0]).kubectl.as_deref(),
         Some("kubectl delete configmap c")
     );
+}
+
+/// A run's own token, or any prefix of it, replays the very same run: jitter, clock and uids
+/// included (the scheduler draws its tie-break on every step, whether the token or the default
+/// scheduler picks the client). This is what share links and "next CLIENT" picks rely on.
+#[test]
+fn a_token_or_its_prefix_replays_the_run_exactly_for_every_lesson() {
+    for lesson in LESSONS {
+        let s = lesson.parse().scenario.expect("lessons parse");
+        for seed in [0u64, 3, 7] {
+            let run = Run::new(&s, seed, Some("")).unwrap();
+            let whole = run.token();
+            let replay = Run::new(&s, seed, Some(&whole)).unwrap();
+            assert_eq!(trace(&replay), trace(&run), "{} seed {seed}", lesson.id);
+            let steps: Vec<u32> = run.steps.iter().map(|r| r.client).collect();
+            for cut in [1, steps.len() / 2, steps.len().saturating_sub(1)] {
+                let prefix = format_token(&steps[..cut]);
+                let replay = Run::new(&s, seed, Some(&prefix)).unwrap();
+                assert_eq!(
+                    fingerprint(&replay),
+                    fingerprint(&run),
+                    "{} seed {seed} prefix {prefix}",
+                    lesson.id
+                );
+            }
+        }
+    }
 }
