@@ -11,6 +11,7 @@
 pub mod components;
 pub mod hooks;
 pub mod labels;
+pub mod link;
 pub mod state;
 
 use components::controls::Controls;
