@@ -73,6 +73,12 @@ fn a_share_link_reopens_the_same_step() {
         page.click("run-to-end")?;
         wait_position(page, 6, 6)?;
         page.wait_text_contains("narration", "409 Conflict")?;
+        // A link followed within the page (only the fragment changes: `hashchange`).
+        page.script("location.hash = '#v1&lesson=counter&p=4'")?;
+        wait_position(page, 4, 17)?;
+        page.wait_until("the counter lesson is in the editor", || {
+            Ok(page.value("editor")?.contains("client carol").then_some(()))
+        })?;
         Ok(())
     });
 }

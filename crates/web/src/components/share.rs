@@ -121,9 +121,9 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
     html! {
         <section class="sharebar" aria-label="Share and view">
             <div class="buttons">
-                <button type="button" data-testid="copy-link" onclick={prepare("Link", false)}>{"🔗 Copy link"}</button>
+                <button type="button" data-testid="copy-link" onclick={prepare("Link", false)}>{"Copy link"}</button>
                 if !props.flags.embed {
-                    <button type="button" data-testid="copy-embed" onclick={prepare("Embed code", true)}>{"⧉ Copy embed code"}</button>
+                    <button type="button" data-testid="copy-embed" onclick={prepare("Embed code", true)}>{"Copy embed code"}</button>
                 }
                 <button type="button" data-testid="table-view" aria-pressed={app.table_view.to_string()}
                     onclick={toggle_table}>{if app.table_view { "☰ Table view: on" } else { "☰ Table view" }}</button>
