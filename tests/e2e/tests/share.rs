@@ -47,6 +47,7 @@ fn a_share_link_reopens_the_same_step() {
             Ok(v.contains("#v1").then_some(v))
         })?;
         ensure!(link.ends_with(&format!("#{fragment}")), "{link}");
+        page.screenshot("share-link")?;
         eprintln!("seed story link after two picks: {} characters", link.len());
         // Stepping does not add history entries.
         page.click("step-forward")?;
@@ -145,6 +146,18 @@ fn the_embed_sample_shows_two_widgets_sized_by_their_messages() {
         )?;
         ensure!(pos == "step 2 of 6", "{pos}");
         page.screenshot("embed-sample")?;
+        // `&editor=1` adds the editor to an embed; the share bar never shows in one.
+        page.open_fragment("v1&lesson=stale-update&embed=1&editor=1")?;
+        page.find("editor")?;
+        page.wait_count("timeline-row", 6)?;
+        ensure!(
+            page.count("copy-embed")? == 0,
+            "the share bar shows in an embed"
+        );
+        ensure!(
+            page.count("inspector")? == 0,
+            "the inspector shows in an embed"
+        );
         Ok(())
     });
 }
