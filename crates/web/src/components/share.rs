@@ -299,7 +299,8 @@ pub fn timeline_table(props: &TableProps) -> Html {
                             aria-label={format!("Show step {}", step.number)}>{step.number}</button>
                     </th>
                     <td>{step.client.clone()}</td>
-                    <td><code>{step.request_line.clone().unwrap_or_else(|| step.statement.clone())}</code></td>
+                    <td><code title={step.request_line.clone().unwrap_or_default()}>
+                        {crate::labels::short_request(step).unwrap_or_else(|| step.statement.clone())}</code></td>
                     <td class="status">{status}</td>
                     <td>{narration}</td>
                 </tr>
