@@ -1,5 +1,7 @@
-//! Effects, and only effects: timers that dispatch actions, and the keyboard.
+//! Effects, and only effects: timers that dispatch actions, the keyboard, the URL fragment
+//! (share links), local storage (saved work) and the embed height report.
 
+use crate::link::{self, Flags};
 use crate::state::{Action, AppState};
 use gloo_events::EventListener;
 use gloo_timers::callback::{Interval, Timeout};
@@ -32,10 +34,13 @@ pub fn use_autoplay(app: &UseReducerHandle<AppState>) {
 }
 
 /// Keyboard controls on the page (not while typing in a field): → step, ← back, space play or
-/// pause, 1–9 the n-th client goes next, End run to the end, Home reset.
+/// pause, 1–9 the n-th client goes next, End run to the end, Home reset, `?` the help overlay
+/// (Esc closes it; while it is open no other shortcut fires).
 #[hook]
 pub fn use_keyboard(app: &UseReducerHandle<AppState>) {
     let dispatcher = app.dispatcher();
+    let help_open = use_mut_ref(|| false);
+    *help_open.borrow_mut() = app.help_open;
     use_effect_with((), move |_| {
         let listener = web_sys::window().map(|window| {
             EventListener::new(&window, "keydown", move |event| {
@@ -43,6 +48,13 @@ pub fn use_keyboard(app: &UseReducerHandle<AppState>) {
                     return;
                 };
                 if key.ctrl_key() || key.meta_key() || key.alt_key() || typing(key) {
+                    return;
+                }
+                if *help_open.borrow() {
+                    if key.key() == "Escape" || key.key() == "?" {
+                        key.prevent_default();
+                        dispatcher.dispatch(Action::ShowHelp(false));
+                    }
                     return;
                 }
                 if let Some(action) = key_action(&key.key()) {
@@ -73,12 +85,247 @@ pub fn key_action(key: &str) -> Option<Action> {
         " " => Action::TogglePlaying,
         "End" => Action::RunToEnd,
         "Home" => Action::Reset,
+        "?" => Action::ShowHelp(true),
         digit if digit.len() == 1 => {
             let n = digit.chars().next()?.to_digit(10)?;
             Action::Next(n.checked_sub(1)?)
         }
         _ => return None,
     })
+}
+
+/// How long the page waits after the last change before it rewrites the URL fragment and the
+/// saved work (no history entries, no storage write per autoplay step).
+pub const SAVE_DEBOUNCE_MS: u32 = 250;
+
+/// The URL's fragment and query now (empty strings when there is no window).
+pub fn location_parts() -> (String, String) {
+    let Some(location) = web_sys::window().map(|w| w.location()) else {
+        return (String::new(), String::new());
+    };
+    (
+        location.hash().unwrap_or_default(),
+        location.search().unwrap_or_default(),
+    )
+}
+
+fn storage() -> Result<web_sys::Storage, String> {
+    let window = web_sys::window().ok_or("there is no window")?;
+    match window.local_storage() {
+        Ok(Some(s)) => Ok(s),
+        Ok(None) => Err("this browser has no local storage".into()),
+        Err(e) => Err(format!("local storage is not available ({})", js_text(&e))),
+    }
+}
+
+fn js_text(value: &wasm_bindgen::JsValue) -> String {
+    value
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| value.as_string())
+        .unwrap_or_else(|| "unknown error".into())
+}
+
+/// What local storage holds under [`link::STORAGE_KEY`] (or why it cannot be read).
+pub fn read_saved() -> Result<Option<String>, String> {
+    storage()?
+        .get_item(link::STORAGE_KEY)
+        .map_err(|e| format!("reading it failed ({})", js_text(&e)))
+}
+
+/// The page's first state and flags, from the URL and (outside embed mode) local storage.
+pub fn initial() -> (AppState, Flags) {
+    let (hash, query) = location_parts();
+    let flags = Flags::parse(&hash, &query);
+    let saved = if flags.embed { Ok(None) } else { read_saved() };
+    (link::initial_state(&hash, saved), flags)
+}
+
+/// The page's address without its fragment.
+pub fn page_url() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .map(|h| h.split('#').next().unwrap_or("").to_string())
+        .unwrap_or_default()
+}
+
+/// Keeps the URL fragment equal to the state's share link (debounced, `history.replaceState`:
+/// no history entries), and restores the state when the fragment is changed by hand or by a
+/// link within the page (`hashchange`).
+#[hook]
+pub fn use_url_sync(app: &UseReducerHandle<AppState>, flags: Flags) {
+    let key = (
+        app.source.clone(),
+        app.schedule.clone(),
+        app.cursor,
+        app.seed,
+        app.table_view,
+        app.base_lesson,
+    );
+    let state = (**app).clone();
+    use_effect_with(key, move |_| {
+        let timer = Timeout::new(SAVE_DEBOUNCE_MS, move || {
+            let Ok(fragment) = link::fragment(&state, flags) else {
+                return;
+            };
+            let Some(window) = web_sys::window() else {
+                return;
+            };
+            if window.location().hash().unwrap_or_default() == format!("#{fragment}") {
+                return;
+            }
+            if let Ok(history) = window.history() {
+                let url = format!("{}#{fragment}", page_url());
+                let _ =
+                    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+            }
+        });
+        move || drop(timer)
+    });
+    let dispatcher = app.dispatcher();
+    use_effect_with((), move |_| {
+        let listener = web_sys::window().map(|window| {
+            EventListener::new(&window, "hashchange", move |_| {
+                let (hash, _) = location_parts();
+                match link::restore_from_fragment(&hash) {
+                    Some(Ok(r)) => {
+                        dispatcher.dispatch(Action::Notice(None));
+                        dispatcher.dispatch(Action::Restore(r));
+                    }
+                    Some(Err(text)) => {
+                        dispatcher.dispatch(Action::ResetToLesson);
+                        dispatcher.dispatch(Action::Notice(Some(text)));
+                    }
+                    None => {}
+                }
+            })
+        });
+        move || drop(listener)
+    });
+}
+
+/// Saves the work (text, lesson, schedule, position, seed, view) to local storage, debounced.
+/// Not in embed mode (an embed must not overwrite the reader's own work). A storage that
+/// throws (full, disabled) is reported once as a notice.
+#[hook]
+pub fn use_saved_work(app: &UseReducerHandle<AppState>, flags: Flags) {
+    let key = (
+        app.source.clone(),
+        app.schedule.clone(),
+        app.cursor,
+        app.seed,
+        app.table_view,
+        app.base_lesson,
+    );
+    let state = (**app).clone();
+    let dispatcher = app.dispatcher();
+    let reported = use_mut_ref(|| false);
+    use_effect_with(key, move |_| {
+        let timer = (!flags.embed).then(|| {
+            Timeout::new(SAVE_DEBOUNCE_MS, move || {
+                let result = storage().and_then(|s| {
+                    s.set_item(link::STORAGE_KEY, &link::stored_record(&state))
+                        .map_err(|e| js_text(&e))
+                });
+                if let Err(reason) = result {
+                    if !std::mem::replace(&mut *reported.borrow_mut(), true) {
+                        dispatcher.dispatch(Action::Notice(Some(format!(
+                            "Your work cannot be saved in this browser ({reason}); it will not survive a reload."
+                        ))));
+                    }
+                }
+            })
+        });
+        move || drop(timer)
+    });
+}
+
+/// In embed mode, posts `{type: "rvlab:height", height}` to the parent page whenever the
+/// element's size changes (a `ResizeObserver`), so the parent can size the iframe to fit.
+#[hook]
+pub fn use_height_report(node: &NodeRef, flags: Flags) {
+    let node = node.clone();
+    use_effect_with(flags.embed, move |&embed| {
+        let observer = embed.then(|| {
+            let element = node.cast::<web_sys::Element>()?;
+            let callback = wasm_bindgen::closure::Closure::<dyn FnMut(js_sys::Array)>::new(
+                move |entries: js_sys::Array| {
+                    let Some(entry) = entries
+                        .get(0)
+                        .dyn_into::<web_sys::ResizeObserverEntry>()
+                        .ok()
+                    else {
+                        return;
+                    };
+                    post_height(entry.target().get_bounding_client_rect().height());
+                },
+            );
+            let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
+            observer.observe(&element);
+            Some((observer, callback))
+        });
+        move || {
+            if let Some(Some((observer, _callback))) = observer {
+                observer.disconnect();
+            }
+        }
+    });
+}
+
+fn post_height(height: f64) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Ok(Some(parent)) = window.parent() else {
+        return;
+    };
+    let message = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&message, &"type".into(), &"rvlab:height".into());
+    let _ = js_sys::Reflect::set(&message, &"height".into(), &height.ceil().into());
+    let _ = parent.post_message(&message, "*");
+}
+
+/// Asks the browser to copy `text` (`navigator.clipboard.writeText`); `done` is called with
+/// whether it worked. Without a clipboard API, `done(false)` at once.
+pub fn copy_text(text: &str, done: impl FnOnce(bool) + 'static) {
+    let clipboard = web_sys::window()
+        .map(|w| w.navigator())
+        .and_then(|n| js_sys::Reflect::get(&n, &"clipboard".into()).ok())
+        .filter(|c| !c.is_undefined() && !c.is_null());
+    let write = clipboard.as_ref().and_then(|c| {
+        js_sys::Reflect::get(c, &"writeText".into())
+            .ok()?
+            .dyn_into::<js_sys::Function>()
+            .ok()
+    });
+    let promise = match (clipboard, write) {
+        (Some(c), Some(f)) => f
+            .call1(&c, &text.into())
+            .ok()
+            .and_then(|p| p.dyn_into::<js_sys::Promise>().ok()),
+        _ => None,
+    };
+    let Some(promise) = promise else {
+        done(false);
+        return;
+    };
+    let done = std::rc::Rc::new(std::cell::RefCell::new(Some(done)));
+    let (ok, failed) = (done.clone(), done);
+    type Settle = wasm_bindgen::closure::Closure<dyn FnMut(wasm_bindgen::JsValue)>;
+    let on_ok = Settle::new(move |_| {
+        if let Some(f) = ok.borrow_mut().take() {
+            f(true);
+        }
+    });
+    let on_err = Settle::new(move |_| {
+        if let Some(f) = failed.borrow_mut().take() {
+            f(false);
+        }
+    });
+    let _ = promise.then2(&on_ok, &on_err);
+    // One small pair of closures per copy, released by the page's end.
+    on_ok.forget();
+    on_err.forget();
 }
 
 #[cfg(test)]
@@ -92,5 +339,8 @@ mod tests {
         assert_eq!(key_action("9"), Some(Action::Next(8)));
         assert_eq!(key_action("0"), None);
         assert_eq!(key_action("x"), None);
+        assert_eq!(key_action("?"), Some(Action::ShowHelp(true)));
+        assert_eq!(key_action("Home"), Some(Action::Reset));
+        assert_eq!(key_action("End"), Some(Action::RunToEnd));
     }
 }

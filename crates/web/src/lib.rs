@@ -2,7 +2,10 @@
 //!
 //! Module map:
 //! - [`state`]: `AppState`, the `Action` enum and the pure `apply` (unit-tested natively);
-//! - [`hooks`]: effects only: the debounced re-run, autoplay, the keyboard;
+//! - [`hooks`]: effects only: the debounced re-run, autoplay, the keyboard, the URL fragment,
+//!   saved work in local storage, the embed height report;
+//! - [`link`]: share links, embed flags and saved work as pure functions (and the priority on
+//!   load: link, then saved work, then the first lesson);
 //! - [`components`]: one component per region (editor + diagnostics, timeline, controls,
 //!   inspector, narration, expectations, lesson picker);
 //! - [`labels`]: short timeline labels cut from the core's preformatted views;
@@ -11,24 +14,38 @@
 pub mod components;
 pub mod hooks;
 pub mod labels;
+pub mod link;
 pub mod state;
 
 use components::controls::Controls;
 use components::editor::{Diagnostics, Editor};
 use components::inspector::Inspector;
 use components::panels::{Expectations, LessonPicker, Narration};
+use components::share::{HelpOverlay, LiveNarration, Notice, ShareBar, TimelineTable};
 use components::timeline::{history_line, ShownRef, Timeline};
-use state::AppState;
 use std::rc::Rc;
 use yew::prelude::*;
 
 /// The page.
 #[function_component(App)]
 pub fn app() -> Html {
-    let app = use_reducer(AppState::default);
+    let flags = use_mut_ref(|| None::<link::Flags>);
+    let app = {
+        let flags = flags.clone();
+        use_reducer(move || {
+            let (state, f) = hooks::initial();
+            *flags.borrow_mut() = Some(f);
+            state
+        })
+    };
+    let flags: link::Flags = flags.borrow().unwrap_or_default();
+    let main_ref = use_node_ref();
     hooks::use_debounced_reparse(&app);
     hooks::use_autoplay(&app);
     hooks::use_keyboard(&app);
+    hooks::use_url_sync(&app, flags);
+    hooks::use_saved_work(&app, flags);
+    hooks::use_height_report(&main_ref, flags);
     use_effect_with((), |_| mark_interactive());
     let textarea = use_node_ref();
     let source = AttrValue::from(app.source.clone());
@@ -43,12 +60,19 @@ pub fn app() -> Html {
             finished: true,
         },
     });
-    html! {
-        <main class="app" data-testid="app">
-            <header class="topbar">
-                <h1>{"rvlab"}<span class="tagline">{" resourceVersion, 409 Conflict and retries, step by step"}</span></h1>
-                <LessonPicker app={app.clone()} />
-            </header>
+    let shown_ref = app.shown.clone().map(ShownRef);
+    let timeline = if app.table_view {
+        html! { <TimelineTable dispatch={app.dispatcher()} shown={shown_ref.clone()} cursor={app.cursor} /> }
+    } else {
+        html! {
+            <Timeline dispatch={app.dispatcher()} shown={shown_ref.clone()}
+                cursor={app.cursor} history={history_line(&world)} />
+        }
+    };
+    let help = app
+        .help_open
+        .then(|| html! { <HelpOverlay dispatch={app.dispatcher()} /> });
+    let editor = html! {
             <section class="panel editor" aria-label="Scenario editor">
                 <h2>{"Scenario"}</h2>
                 <Editor dispatch={app.dispatcher()} source={source.clone()}
@@ -56,14 +80,51 @@ pub fn app() -> Html {
                 <Diagnostics {source} diagnostics={app.diagnostics.clone()}
                     run_error={app.run_error.clone().map(AttrValue::from)} dirty={app.dirty} {textarea} />
             </section>
+    };
+    if flags.embed {
+        let title = app
+            .shown
+            .as_ref()
+            .and_then(|s| s.run.scenario.title.clone());
+        let full = link::fragment(&app, link::Flags::default())
+            .map(|f| format!("{}#{f}", hooks::page_url()))
+            .unwrap_or_else(|_| hooks::page_url());
+        return html! {
+            <main class="app embed" data-testid="app" ref={main_ref}>
+                <Notice app={app.clone()} />
+                if let Some(t) = title { <h1 class="embed-title" data-testid="scenario-title">{t}</h1> }
+                <div class="play">
+                    <Controls app={app.clone()} world={world.clone()} />
+                    <Narration app={app.clone()} />
+                    {timeline}
+                </div>
+                if flags.editor { {editor} }
+                <p class="embed-foot muted">
+                    <a href={full} target="_blank" rel="noopener" data-testid="open-full">{"Open in rvlab ↗"}</a>
+                </p>
+                <LiveNarration app={app.clone()} />
+                {help}
+            </main>
+        };
+    }
+    html! {
+        <main class="app" data-testid="app" ref={main_ref}>
+            <header class="topbar">
+                <h1>{"rvlab"}<span class="tagline">{" resourceVersion, 409 Conflict and retries, step by step"}</span></h1>
+                <LessonPicker app={app.clone()} />
+                <ShareBar app={app.clone()} {flags} />
+                <div class="notices"><Notice app={app.clone()} /></div>
+            </header>
+            {editor}
             <div class="play">
                 <Controls app={app.clone()} world={world.clone()} />
                 <Narration app={app.clone()} />
-                <Timeline dispatch={app.dispatcher()} shown={app.shown.clone().map(ShownRef)}
-                    cursor={app.cursor} history={history_line(&world)} />
+                {timeline}
             </div>
             <Inspector app={app.clone()} world={world} />
             <Expectations app={app.clone()} />
+            <LiveNarration app={app.clone()} />
+            {help}
         </main>
     }
 }
@@ -83,23 +144,59 @@ pub fn start() {
 }
 
 /// Reports an internal error: to the console, and as a visible panel (`data-testid="error-panel"`)
-/// so that the page never just goes dead. The message is set as text, never as HTML.
+/// so that the page never just goes dead: the message, the details (version, message, the
+/// page's link, which reproduces the state) in a read-only field, and a "Copy details" button.
+/// Everything is set as text, never as HTML.
 pub fn report_panic(message: &str) {
     let text = format!(
         "rvlab hit an internal error and stopped: {message}\nReload the page to start again."
     );
     web_sys::console::error_1(&text.as_str().into());
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Some(document) = window.document() else {
         return;
     };
     let Some(body) = document.body() else {
         return;
     };
-    if let Ok(panel) = document.create_element("div") {
+    let href = window.location().href().unwrap_or_default();
+    let details = link::error_details(message, &href);
+    let build = || -> Result<(), wasm_bindgen::JsValue> {
+        let panel = document.create_element("div")?;
         panel.set_class_name("error-panel");
-        let _ = panel.set_attribute("role", "alert");
-        let _ = panel.set_attribute("data-testid", "error-panel");
-        panel.set_text_content(Some(&text));
-        let _ = body.append_child(&panel);
-    }
+        panel.set_attribute("role", "alert")?;
+        panel.set_attribute("data-testid", "error-panel")?;
+        let p = document.create_element("p")?;
+        p.set_text_content(Some(&text));
+        panel.append_child(&p)?;
+        let area = document.create_element("textarea")?;
+        area.set_attribute("readonly", "")?;
+        area.set_attribute("aria-label", "Error details")?;
+        area.set_attribute("rows", "4")?;
+        area.set_text_content(Some(&details));
+        panel.append_child(&area)?;
+        let button = document.create_element("button")?;
+        button.set_attribute("type", "button")?;
+        button.set_text_content(Some("Copy details"));
+        let area_ref = area.clone();
+        let on_click = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+            if let Ok(a) =
+                wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlTextAreaElement>(area_ref.clone())
+            {
+                a.select();
+            }
+            hooks::copy_text(&details, |_| {});
+        });
+        button.add_event_listener_with_callback(
+            "click",
+            wasm_bindgen::JsCast::unchecked_ref(on_click.as_ref()),
+        )?;
+        on_click.forget();
+        panel.append_child(&button)?;
+        body.append_child(&panel)?;
+        Ok(())
+    };
+    let _ = build();
 }

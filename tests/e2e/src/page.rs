@@ -8,6 +8,9 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// The share-link fragment of the first lesson at its start (what [`Page::open`] loads).
+pub const DEFAULT_FRAGMENT: &str = "v1&lesson=stale-update";
+
 /// How long a check waits before it fails.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 const POLL: Duration = Duration::from_millis(20);
@@ -64,10 +67,40 @@ impl<'a> Page<'a> {
 
     // ---- act ----
 
-    /// Loads the page afresh and waits for the app to render.
+    /// Loads the page afresh on the first lesson and waits for the app to render. It opens the
+    /// lesson's share link, so that work saved in local storage by an earlier journey (which a
+    /// plain load would restore) does not leak into this one.
     pub fn open(&self) -> Result<()> {
-        self.session.goto(self.url)?;
+        self.open_fragment(DEFAULT_FRAGMENT)
+    }
+
+    /// Loads the page afresh at `url` + `#fragment` (a new document even when only the fragment
+    /// differs from the current URL) and waits for the app.
+    pub fn open_fragment(&self, fragment: &str) -> Result<()> {
+        self.session.goto("about:blank")?;
+        self.session.goto(&format!("{}/#{fragment}", self.url))?;
         self.find("app").map(drop)
+    }
+
+    /// Loads the page afresh without a fragment (so that saved work, if any, is restored).
+    pub fn open_plain(&self) -> Result<()> {
+        self.session.goto("about:blank")?;
+        self.session.goto(&format!("{}/", self.url))?;
+        self.find("app").map(drop)
+    }
+
+    /// Loads `path` (e.g. `embed-sample.html`) of the served `dist/`.
+    pub fn open_path(&self, path: &str) -> Result<()> {
+        self.session.goto("about:blank")?;
+        self.session.goto(&format!("{}/{path}", self.url))
+    }
+
+    /// The `data-testid` of the focused element (empty when it has none).
+    pub fn focused(&self) -> Result<String> {
+        let v = self.script(
+            "return document.activeElement && document.activeElement.dataset.testid || ''",
+        )?;
+        Ok(v.as_str().unwrap_or("").to_owned())
     }
 
     /// Clicks the element with this `data-testid`.

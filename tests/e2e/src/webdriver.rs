@@ -23,6 +23,14 @@ pub mod keys {
     pub const BACKSPACE: &str = "\u{E003}";
     /// Control (hold with another key via [`super::Session::chord`]).
     pub const CONTROL: &str = "\u{E009}";
+    /// Tab.
+    pub const TAB: &str = "\u{E004}";
+    /// Escape.
+    pub const ESCAPE: &str = "\u{E00C}";
+    /// Home.
+    pub const HOME: &str = "\u{E011}";
+    /// End.
+    pub const END: &str = "\u{E010}";
 }
 
 /// A browser session on a WebDriver server.
@@ -90,6 +98,12 @@ impl Session {
     pub fn goto(&self, url: &str) -> Result<()> {
         self.call("POST", "/url", Some(json!({ "url": url })))
             .map(drop)
+    }
+
+    /// The current page's URL.
+    pub fn current_url(&self) -> Result<String> {
+        let v = self.call("GET", "/url", None)?;
+        Ok(v.as_str().unwrap_or("").to_owned())
     }
 
     /// All elements matching a CSS selector (possibly none).

@@ -132,7 +132,7 @@ pub fn controls(props: &ControlsProps) -> Html {
             </div>
             <details class="keys">
                 <summary>{"Keyboard"}</summary>
-                <p>{"→ step · ← back · space play/pause · End run to end · Home reset · 1–9 that client goes next"}</p>
+                <p>{"→ step · ← back · space play/pause · End run to end · Home reset · 1–9 that client goes next · ? all shortcuts"}</p>
             </details>
         </section>
     }

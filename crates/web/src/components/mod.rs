@@ -4,6 +4,7 @@ pub mod controls;
 pub mod editor;
 pub mod inspector;
 pub mod panels;
+pub mod share;
 pub mod timeline;
 
 use crate::state::AppState;

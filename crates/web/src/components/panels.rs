@@ -75,7 +75,7 @@ pub fn narration(props: &PanelProps) -> Html {
         .filter(|s| app.cursor == s.run.len())
         .and_then(|s| s.run.stopped.clone());
     html! {
-        <section class="panel narration" data-testid="narration" aria-live="polite" aria-label="Narration">
+        <section class="panel narration" data-testid="narration" aria-label="Narration">
             {body}
             if let Some(s) = stopped { <p class="bad">{s}</p> }
         </section>

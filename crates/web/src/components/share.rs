@@ -1,0 +1,339 @@
+//! Sharing and accessibility: the share bar (copy link, copy embed code, reset to lesson, the
+//! table view and help toggles), the notice for a broken link or unreadable saved work, the
+//! keyboard help overlay, the table form of the timeline and the live region that announces
+//! the narration.
+
+use super::AppHandle;
+use crate::hooks::{copy_text, page_url};
+use crate::link::{embed_code, fragment, Flags};
+use crate::state::{Action, AppState, Shown};
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlElement, HtmlInputElement};
+use yew::prelude::*;
+
+/// Props of [`ShareBar`].
+#[derive(Properties, PartialEq)]
+pub struct ShareBarProps {
+    pub app: AppHandle,
+    pub flags: Flags,
+}
+
+/// What the share bar last prepared for copying.
+#[derive(Clone, PartialEq)]
+struct Prepared {
+    what: &'static str,
+    text: String,
+    copied: Option<bool>,
+}
+
+/// Copy link, copy embed code, reset to lesson, the table view, the help overlay.
+#[function_component(ShareBar)]
+pub fn share_bar(props: &ShareBarProps) -> Html {
+    let app = &props.app;
+    let prepared = use_state(|| None::<Prepared>);
+    let output = use_node_ref();
+    {
+        // Select the prepared text so that Ctrl+C copies it when the clipboard API did not.
+        let output = output.clone();
+        use_effect_with((*prepared).clone(), move |p| {
+            if p.is_some() {
+                if let Some(input) = output.cast::<HtmlInputElement>() {
+                    input.select();
+                }
+            }
+        });
+    }
+    let prepare = |what: &'static str, embed: bool| {
+        let (app, prepared) = (app.clone(), prepared.clone());
+        Callback::from(move |_: MouseEvent| {
+            let flags = Flags {
+                embed,
+                editor: false,
+            };
+            let text = match fragment(&app, flags) {
+                Ok(f) if embed => {
+                    let title = app
+                        .shown
+                        .as_ref()
+                        .and_then(|s| s.run.scenario.title.clone())
+                        .unwrap_or_else(|| "rvlab".into());
+                    embed_code(&page_url(), &f, &format!("rvlab: {title}"))
+                }
+                Ok(f) => format!("{}#{f}", page_url()),
+                Err(reason) => {
+                    prepared.set(Some(Prepared {
+                        what,
+                        text: format!("Cannot share: {reason}"),
+                        copied: Some(false),
+                    }));
+                    return;
+                }
+            };
+            prepared.set(Some(Prepared {
+                what,
+                text: text.clone(),
+                copied: None,
+            }));
+            let (prepared, text2) = (prepared.clone(), text);
+            copy_text(&text2.clone(), move |ok| {
+                prepared.set(Some(Prepared {
+                    what,
+                    text: text2,
+                    copied: Some(ok),
+                }))
+            });
+        })
+    };
+    let toggle_table = {
+        let app = app.clone();
+        Callback::from(move |_| app.dispatch(Action::SetTableView(!app.table_view)))
+    };
+    let reset = {
+        let app = app.clone();
+        Callback::from(move |_| app.dispatch(Action::ResetToLesson))
+    };
+    let help = {
+        let app = app.clone();
+        Callback::from(move |_| app.dispatch(Action::ShowHelp(true)))
+    };
+    let status = (*prepared).as_ref().map(|p| {
+        let message = match p.copied {
+            None => format!("{} ready: copying…", p.what),
+            Some(true) => format!("✓ {} copied to the clipboard.", p.what),
+            Some(false) if p.text.starts_with("Cannot share") => String::new(),
+            Some(false) => format!("{} selected below: press Ctrl+C (⌘C) to copy it.", p.what),
+        };
+        html! {
+            <div class="share-out">
+                <span class="muted" role="status">{message}</span>
+                <input ref={output.clone()} type="text" readonly=true data-testid="share-output"
+                    aria-label={p.what} value={p.text.clone()}
+                    onfocus={Callback::from(|e: FocusEvent| {
+                        if let Some(i) = e.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) { i.select(); }
+                    })} />
+            </div>
+        }
+    });
+    let base = rvlab_core::lessons::lesson(app.base_lesson)
+        .map(|l| l.title())
+        .unwrap_or_default();
+    html! {
+        <section class="sharebar" aria-label="Share and view">
+            <div class="buttons">
+                <button type="button" data-testid="copy-link" onclick={prepare("Link", false)}>{"Copy link"}</button>
+                if !props.flags.embed {
+                    <button type="button" data-testid="copy-embed" onclick={prepare("Embed code", true)}>{"Copy embed code"}</button>
+                }
+                <button type="button" data-testid="table-view" aria-pressed={app.table_view.to_string()}
+                    onclick={toggle_table}>{if app.table_view { "☰ Table view: on" } else { "☰ Table view" }}</button>
+                if !props.flags.embed {
+                    <button type="button" data-testid="reset-to-lesson" onclick={reset}
+                        title={format!("Discard your edits and go back to “{base}”")}>{"↺ Reset to lesson"}</button>
+                }
+                <button type="button" data-testid="help" onclick={help} aria-label="Keyboard shortcuts"
+                    aria-keyshortcuts="?" title="Keyboard shortcuts (?)">{"?"}</button>
+            </div>
+            {status}
+        </section>
+    }
+}
+
+/// The notice (a broken link, unreadable saved work), with a dismiss button.
+#[function_component(Notice)]
+pub fn notice(props: &super::panels::PanelProps) -> Html {
+    let app = &props.app;
+    let Some(text) = app.notice.clone() else {
+        return html! {};
+    };
+    let dismiss = {
+        let app = app.clone();
+        Callback::from(move |_| app.dispatch(Action::Notice(None)))
+    };
+    html! {
+        <div class="notice" role="alert" data-testid="share-notice">
+            <span class="notice-icon" aria-hidden="true">{"⚠"}</span>
+            <p><strong>{"Notice: "}</strong>{text}</p>
+            <button type="button" onclick={dismiss} aria-label="Dismiss the notice">{"✕"}</button>
+        </div>
+    }
+}
+
+/// The keyboard shortcuts, as the help overlay lists them.
+pub const SHORTCUTS: &[(&str, &str)] = &[
+    ("→", "step forward"),
+    ("←", "step back"),
+    ("Home", "reset to the start of the run"),
+    ("End", "run to the end"),
+    ("Space", "play or pause"),
+    ("1–9", "that client goes next (1 = the first client)"),
+    ("?", "open this help"),
+    ("Esc", "close this help"),
+    (
+        "Tab / Shift+Tab",
+        "move between controls; Enter or Space presses a button",
+    ),
+];
+
+/// Props of [`HelpOverlay`].
+#[derive(Properties, PartialEq)]
+pub struct HelpProps {
+    pub dispatch: UseReducerDispatcher<AppState>,
+}
+
+/// The keyboard help: a modal dialog; it takes the focus when it opens (keeping it inside
+/// while open) and gives it back to where it was when it closes.
+#[function_component(HelpOverlay)]
+pub fn help_overlay(props: &HelpProps) -> Html {
+    let close_ref = use_node_ref();
+    {
+        let close_ref = close_ref.clone();
+        use_effect_with((), move |_| {
+            let document = web_sys::window().and_then(|w| w.document());
+            let before = document
+                .as_ref()
+                .and_then(|d| d.active_element())
+                .and_then(|e| e.dyn_into::<HtmlElement>().ok());
+            if let Some(button) = close_ref.cast::<HtmlElement>() {
+                let _ = button.focus();
+            }
+            move || {
+                if let Some(el) = before {
+                    let _ = el.focus();
+                }
+            }
+        });
+    }
+    let close = {
+        let dispatch = props.dispatch.clone();
+        Callback::from(move |_| dispatch.dispatch(Action::ShowHelp(false)))
+    };
+    let on_backdrop = {
+        let dispatch = props.dispatch.clone();
+        Callback::from(move |e: MouseEvent| {
+            let on_self = match (e.target(), e.current_target()) {
+                (Some(t), Some(c)) => t == c,
+                _ => false,
+            };
+            if on_self {
+                dispatch.dispatch(Action::ShowHelp(false));
+            }
+        })
+    };
+    let trap = {
+        let close_ref = close_ref.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Tab" {
+                e.prevent_default();
+                if let Some(button) = close_ref.cast::<HtmlElement>() {
+                    let _ = button.focus();
+                }
+            }
+        })
+    };
+    let rows: Html = SHORTCUTS
+        .iter()
+        .map(|(k, what)| html! { <tr><th scope="row"><kbd>{*k}</kbd></th><td>{*what}</td></tr> })
+        .collect();
+    html! {
+        <div class="backdrop" onclick={on_backdrop}>
+            <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="help-title"
+                data-testid="help-overlay" onkeydown={trap}>
+                <h2 id="help-title">{"Keyboard shortcuts"}</h2>
+                <p class="muted">{"Shortcuts work anywhere on the page except while typing in the editor or a field."}</p>
+                <table class="keys-table">
+                    <caption class="sr-only">{"Keyboard shortcuts"}</caption>
+                    <thead><tr><th scope="col">{"Key"}</th><th scope="col">{"Action"}</th></tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+                <button type="button" ref={close_ref} data-testid="help-close" onclick={close}>{"Close (Esc)"}</button>
+            </div>
+        </div>
+    }
+}
+
+/// Props of [`TimelineTable`].
+#[derive(Properties, PartialEq)]
+pub struct TableProps {
+    pub dispatch: UseReducerDispatcher<AppState>,
+    pub shown: Option<super::timeline::ShownRef>,
+    pub cursor: usize,
+}
+
+/// The timeline as a plain table: one row per step (step, client, request, status, narration),
+/// each with a button to show that step.
+#[function_component(TimelineTable)]
+pub fn timeline_table(props: &TableProps) -> Html {
+    let Some(shown) = &props.shown else {
+        return html! {
+            <section class="panel timeline" aria-label="Timeline">
+                <p class="note">{"No run yet: fix the scenario text to see one."}</p>
+            </section>
+        };
+    };
+    let shown: &Rc<Shown> = &shown.0;
+    let rows: Html = shown
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let go = {
+                let dispatch = props.dispatch.clone();
+                Callback::from(move |_| dispatch.dispatch(Action::Jump(i + 1)))
+            };
+            let current = props.cursor == i + 1;
+            let status = match (&step.status_line, crate::labels::mark_badge(step.mark)) {
+                (Some(s), Some((icon, word))) => format!("{s} ({icon} {word})"),
+                (Some(s), None) => s.clone(),
+                (None, _) => "—".into(),
+            };
+            let mut narration = step.narration.clone();
+            for l in &step.lost_updates {
+                narration.push_str(&format!(" ☠ {l}"));
+            }
+            html! {
+                <tr class={classes!(current.then_some("current"), format!("mark-{}", step.mark_label))}
+                    aria-current={current.then_some("step")}>
+                    <th scope="row">
+                        <button type="button" class="link" onclick={go}
+                            aria-label={format!("Show step {}", step.number)}>{step.number}</button>
+                    </th>
+                    <td>{step.client.clone()}</td>
+                    <td><code title={step.request_line.clone().unwrap_or_default()}>
+                        {crate::labels::short_request(step).unwrap_or_else(|| step.statement.clone())}</code></td>
+                    <td class="status">{status}</td>
+                    <td>{narration}</td>
+                </tr>
+            }
+        })
+        .collect();
+    html! {
+        <section class="panel timeline" aria-label="Timeline (table)">
+            <h2>{"Timeline"}</h2>
+            <div class="scroll">
+                <table class="steps-table" data-testid="timeline-table">
+                    <caption>{format!("Every step of the run, {} in all; step {} is shown.", shown.steps.len(), props.cursor)}</caption>
+                    <thead><tr>
+                        <th scope="col">{"Step"}</th><th scope="col">{"Client"}</th>
+                        <th scope="col">{"Request"}</th><th scope="col">{"Status"}</th>
+                        <th scope="col">{"Narration"}</th>
+                    </tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        </section>
+    }
+}
+
+/// A visually hidden live region that announces the current step's narration.
+#[function_component(LiveNarration)]
+pub fn live_narration(props: &super::panels::PanelProps) -> Html {
+    let app = &props.app;
+    let text = match app.current_step() {
+        Some(step) => format!("Step {}, {}: {}", step.number, step.client, step.narration),
+        None => "Step 0: nothing has happened yet.".into(),
+    };
+    html! {
+        <div class="sr-only" aria-live="polite" aria-atomic="true" data-testid="live-narration">{text}</div>
+    }
+}

@@ -1,0 +1,427 @@
+//! Share links, embed flags and saved work, as pure functions over [`AppState`] (the browser
+//! calls that read and write the URL and local storage live in `hooks`).
+//!
+//! - A share link's fragment is `rvlab_core::share`'s (`v1&lesson=ID&t=…&p=…` for a built-in
+//!   lesson unchanged, `v1&z=…` for any other text), plus the page's own flags `embed=1` and
+//!   `editor=1`, which the core's decoder skips as unknown fields.
+//! - Saved work is a versioned JSON record (`{"v":1,…}`) in local storage.
+//! - [`initial_state`] decides what the page opens with: a link in the fragment wins over saved
+//!   work, which wins over the first lesson; anything unreadable gives a notice and the first
+//!   lesson.
+
+use crate::state::{first_lesson, Action, AppState, Restore};
+use rvlab_core::lessons::lesson;
+use rvlab_core::share::{ShareState, Source, MAX_LINK_BYTES, MAX_TEXT_BYTES};
+use serde_json::{json, Value};
+
+/// The local storage key of saved work.
+pub const STORAGE_KEY: &str = "rvlab.work";
+/// The version of the saved record; other versions are ignored with a notice.
+pub const STORAGE_VERSION: u64 = 1;
+/// The largest saved record read back, in bytes.
+pub const MAX_STORED_BYTES: usize = MAX_TEXT_BYTES + 8 * 1024;
+/// The view name of the table form of the timeline in links.
+pub const TABLE_VIEW: &str = "table";
+
+/// The page's own URL flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Flags {
+    /// Embed mode: minimal chrome, reports its height to the parent page.
+    pub embed: bool,
+    /// In embed mode, show the editor too.
+    pub editor: bool,
+}
+
+impl Flags {
+    /// The flags in a fragment (`…&embed=1&editor=1`) or a query (`?embed`, `?embed=1&editor`).
+    pub fn parse(fragment: &str, query: &str) -> Flags {
+        let on = |name: &str| {
+            let fields = |s: &str| {
+                s.trim_start_matches(['#', '?'])
+                    .split('&')
+                    .any(|f| f == name || f == format!("{name}=1"))
+            };
+            fields(fragment) || fields(query)
+        };
+        Flags {
+            embed: on("embed"),
+            editor: on("editor"),
+        }
+    }
+
+    fn suffix(self) -> &'static str {
+        match (self.embed, self.editor) {
+            (true, true) => "&embed=1&editor=1",
+            (true, false) => "&embed=1",
+            (false, true) => "&editor=1",
+            (false, false) => "",
+        }
+    }
+}
+
+/// The state as a share link's content: the lesson's id when the text is the lesson's own.
+pub fn share_state(app: &AppState) -> ShareState {
+    let source = match lesson(app.base_lesson) {
+        Some(l) if l.source == app.source => Source::Lesson(l.id.to_string()),
+        _ => Source::Text(app.source.clone()),
+    };
+    ShareState {
+        source,
+        token: app.schedule.clone().unwrap_or_default(),
+        position: u32::try_from(app.cursor).unwrap_or(u32::MAX),
+        seed: app.seed,
+        view: if app.table_view {
+            TABLE_VIEW.into()
+        } else {
+            String::new()
+        },
+    }
+}
+
+/// The fragment (without `#`) for the state and flags, or why it cannot be shared.
+pub fn fragment(app: &AppState, flags: Flags) -> Result<String, String> {
+    let mut out = share_state(app).encode();
+    out.push_str(flags.suffix());
+    if out.len() > MAX_LINK_BYTES {
+        return Err(format!(
+            "the scenario is too large for a link ({} bytes; links up to {MAX_LINK_BYTES} bytes are accepted)",
+            out.len()
+        ));
+    }
+    Ok(out)
+}
+
+/// What a decoded link restores, or a message for people.
+pub fn restore_of(state: ShareState) -> Result<Restore, String> {
+    let (source, lesson_id) = match state.source {
+        Source::Lesson(id) => match lesson(&id) {
+            Some(l) => (l.source.to_string(), Some(l.id)),
+            None => {
+                return Err(format!(
+                    "it names a lesson this version does not have (`{id}`)"
+                ))
+            }
+        },
+        Source::Text(text) => (text, None),
+    };
+    Ok(Restore {
+        source,
+        lesson: lesson_id,
+        base_lesson: lesson_id.unwrap_or_else(first_lesson),
+        schedule: (!state.token.is_empty()).then_some(state.token),
+        position: state.position as usize,
+        seed: state.seed,
+        table_view: state.view == TABLE_VIEW,
+    })
+}
+
+/// Decodes a fragment (with or without `#`): `None` when there is none, else the state to
+/// restore or a notice.
+pub fn restore_from_fragment(fragment: &str) -> Option<Result<Restore, String>> {
+    let fragment = fragment.trim_start_matches('#');
+    if fragment.is_empty() {
+        return None;
+    }
+    Some(
+        ShareState::decode(fragment)
+            .map_err(|e| e.to_string())
+            .and_then(restore_of)
+            .map_err(|reason| {
+                format!(
+                    "This link could not be opened: {reason}. Showing the first lesson instead."
+                )
+            }),
+    )
+}
+
+/// The saved-work record for the state (JSON, versioned).
+pub fn stored_record(app: &AppState) -> String {
+    json!({
+        "v": STORAGE_VERSION,
+        "source": app.source,
+        "lesson": app.lesson,
+        "base_lesson": app.base_lesson,
+        "schedule": app.schedule,
+        "position": app.cursor,
+        "seed": app.seed,
+        "table_view": app.table_view,
+    })
+    .to_string()
+}
+
+/// Reads a saved-work record; every problem is a message (never a panic).
+pub fn parse_stored(text: &str) -> Result<Restore, String> {
+    if text.len() > MAX_STORED_BYTES {
+        return Err(format!(
+            "it is {} bytes, more than the {MAX_STORED_BYTES} bytes allowed",
+            text.len()
+        ));
+    }
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| format!("it is not valid JSON ({e})"))?;
+    match value.get("v").and_then(Value::as_u64) {
+        Some(STORAGE_VERSION) => {}
+        Some(v) => {
+            return Err(format!(
+                "it has format version {v}; this page reads version {STORAGE_VERSION}"
+            ))
+        }
+        None => return Err("it has no format version".into()),
+    }
+    let source = value
+        .get("source")
+        .and_then(Value::as_str)
+        .ok_or("it has no scenario text")?;
+    if source.len() > MAX_TEXT_BYTES {
+        return Err(format!(
+            "its scenario is larger than {MAX_TEXT_BYTES} bytes"
+        ));
+    }
+    let id_of = |key: &str| {
+        value
+            .get(key)
+            .and_then(Value::as_str)
+            .and_then(lesson)
+            .map(|l| l.id)
+    };
+    let lesson_id = id_of("lesson").filter(|id| lesson(id).is_some_and(|l| l.source == source));
+    let schedule = match value.get("schedule") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(t))
+            if !t.is_empty()
+                && t.len() <= 4096
+                && t.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()) =>
+        {
+            Some(t.clone())
+        }
+        Some(_) => return Err("its schedule is not a schedule token".into()),
+    };
+    let number = |key: &str| value.get(key).and_then(Value::as_u64).unwrap_or(0);
+    Ok(Restore {
+        source: source.to_string(),
+        lesson: lesson_id,
+        base_lesson: id_of("base_lesson").unwrap_or_else(first_lesson),
+        schedule,
+        position: usize::try_from(number("position")).unwrap_or(0),
+        seed: number("seed"),
+        table_view: value.get("table_view").and_then(Value::as_bool) == Some(true),
+    })
+}
+
+/// The page's first state: the link in `fragment` if there is one, else the saved work
+/// (`stored`: what local storage returned, or why reading it failed), else the first lesson.
+/// Anything unreadable leaves a notice on the first lesson.
+pub fn initial_state(fragment: &str, stored: Result<Option<String>, String>) -> AppState {
+    let fresh = AppState::default();
+    let notice = |text: String| fresh.clone().apply(Action::Notice(Some(text)));
+    if let Some(link) = restore_from_fragment(fragment) {
+        return match link {
+            Ok(r) => fresh.clone().apply(Action::Restore(r)),
+            Err(text) => notice(text),
+        };
+    }
+    let saved = |reason: String| {
+        format!("Your saved work could not be restored: {reason}. Starting from the first lesson.")
+    };
+    match stored {
+        Ok(None) => fresh,
+        Ok(Some(text)) => match parse_stored(&text) {
+            Ok(r) => fresh.clone().apply(Action::Restore(r)),
+            Err(reason) => notice(saved(reason)),
+        },
+        Err(reason) => notice(saved(reason)),
+    }
+}
+
+/// The HTML to paste into another page: the iframe, and a small script that sets its height
+/// from the page's `rvlab:height` messages.
+pub fn embed_code(page_url: &str, fragment: &str, title: &str) -> String {
+    let title = title
+        .replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;");
+    format!(
+        "<iframe src=\"{page_url}#{fragment}\" title=\"{title}\" style=\"width:100%;border:0\" height=\"420\" loading=\"lazy\"></iframe>\n\
+         <script>addEventListener(\"message\",function(e){{var d=e.data;if(!d||d.type!==\"rvlab:height\")return;\
+         document.querySelectorAll(\"iframe\").forEach(function(f){{if(f.contentWindow===e.source)f.style.height=d.height+\"px\"}})}});</script>"
+    )
+}
+
+/// The details an error panel offers to copy: the message and the link that reproduces it.
+pub fn error_details(message: &str, location: &str) -> String {
+    format!(
+        "rvlab {} internal error\n{message}\npage: {location}\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::Action;
+
+    #[test]
+    fn an_unchanged_lesson_gets_a_short_link_and_edits_a_full_one() {
+        let s = AppState::default()
+            .apply(Action::Next(1))
+            .apply(Action::Next(0));
+        let link = fragment(&s, Flags::default()).unwrap();
+        assert_eq!(link, "v1&lesson=stale-update&t=ba&p=2");
+        let edited = s.source.replace("from-bob", "from-bobby");
+        let e = s.apply(Action::EditSource(edited)).apply(Action::Reparse);
+        let link = fragment(
+            &e,
+            Flags {
+                embed: true,
+                editor: false,
+            },
+        )
+        .unwrap();
+        assert!(link.starts_with("v1&z="), "{link}");
+        assert!(link.ends_with("&embed=1"), "{link}");
+    }
+
+    #[test]
+    fn a_link_restores_the_same_step_after_picks() {
+        let mut s = AppState::default();
+        for c in [1, 0, 0, 1] {
+            s = s.apply(Action::Next(c));
+        }
+        let s = s.apply(Action::StepBack).apply(Action::SetTableView(true));
+        let link = fragment(&s, Flags::default()).unwrap();
+        let back = initial_state(&format!("#{link}"), Ok(None));
+        assert!(back.notice.is_none(), "{:?}", back.notice);
+        assert_eq!(back.cursor, s.cursor);
+        assert_eq!(back.schedule, s.schedule);
+        assert!(back.table_view);
+        let (a, b) = (s.shown.as_ref().unwrap(), back.shown.as_ref().unwrap());
+        assert_eq!(a.run.token(), b.run.token());
+        assert_eq!(a.steps, b.steps, "the same run, step by step");
+        assert_eq!(
+            s.current_step().map(|v| &v.narration),
+            back.current_step().map(|v| &v.narration)
+        );
+    }
+
+    #[test]
+    fn an_edited_text_with_a_seed_round_trips() {
+        let s = AppState::default();
+        let text = format!("{}\n# mine\n", s.source);
+        let s = s
+            .apply(Action::EditSource(text.clone()))
+            .apply(Action::Reparse)
+            .apply(Action::SetSeed(42))
+            .apply(Action::Next(1))
+            .apply(Action::Next(1));
+        let back = initial_state(&fragment(&s, Flags::default()).unwrap(), Ok(None));
+        assert_eq!(back.source, text);
+        assert_eq!(back.lesson, None);
+        assert_eq!((back.seed, back.cursor), (42, 2));
+        assert_eq!(
+            back.shown.as_ref().unwrap().run.token(),
+            s.shown.as_ref().unwrap().run.token()
+        );
+    }
+
+    #[test]
+    fn broken_links_give_a_notice_and_the_first_lesson() {
+        for bad in [
+            "#v1&z=AAAA",
+            "#nonsense",
+            "#v9&lesson=x",
+            "#v1&lesson=no-such-lesson",
+        ] {
+            let s = initial_state(bad, Ok(None));
+            let notice = s.notice.clone().unwrap_or_default();
+            assert!(
+                notice.starts_with("This link could not be opened"),
+                "{bad}: {notice}"
+            );
+            assert_eq!(s.lesson, Some("stale-update"), "{bad}");
+            assert_eq!(s.len(), 6);
+        }
+        let long = format!("#v1&lesson=stale-update&t={}", "a".repeat(MAX_LINK_BYTES));
+        let s = initial_state(&long, Ok(None));
+        assert!(s.notice.unwrap().contains("bytes long"));
+    }
+
+    #[test]
+    fn a_schedule_that_does_not_fit_is_dropped_with_a_notice() {
+        let s = initial_state("#v1&lesson=stale-update&t=c9&p=3", Ok(None));
+        assert!(s.notice.clone().unwrap().contains("does not fit"));
+        assert_eq!(s.schedule, None);
+        assert_eq!((s.len(), s.cursor), (6, 3));
+    }
+
+    #[test]
+    fn a_link_wins_over_saved_work_and_saved_work_over_the_default() {
+        let edited = AppState::default();
+        let text = format!("{}\n# saved\n", edited.source);
+        let edited = edited
+            .apply(Action::EditSource(text.clone()))
+            .apply(Action::Reparse)
+            .apply(Action::Jump(4));
+        let record = stored_record(&edited);
+        let s = initial_state("", Ok(Some(record.clone())));
+        assert_eq!((s.source.as_str(), s.cursor), (text.as_str(), 4));
+        assert!(s.notice.is_none());
+        let s = initial_state("#v1&lesson=counter", Ok(Some(record)));
+        assert_eq!(s.lesson, Some("counter"));
+        let s = initial_state("", Ok(None));
+        assert_eq!(s.lesson, Some("stale-update"));
+    }
+
+    #[test]
+    fn unreadable_saved_work_gives_a_notice() {
+        let too_big = format!(
+            "{{\"v\":1,\"source\":\"{}\"}}",
+            "a".repeat(MAX_STORED_BYTES)
+        );
+        for (stored, why) in [
+            (Ok(Some("{not json".to_string())), "not valid JSON"),
+            (Ok(Some(r#"{"v":2,"source":"x"}"#.to_string())), "version 2"),
+            (
+                Ok(Some(r#"{"source":"x"}"#.to_string())),
+                "no format version",
+            ),
+            (Ok(Some(r#"{"v":1}"#.to_string())), "no scenario text"),
+            (
+                Ok(Some(r#"{"v":1,"source":"x","schedule":"<b>"}"#.to_string())),
+                "schedule",
+            ),
+            (Ok(Some(too_big)), "bytes"),
+            (
+                Err("SecurityError: access denied".to_string()),
+                "access denied",
+            ),
+        ] {
+            let s = initial_state("", stored);
+            let notice = s.notice.clone().unwrap_or_default();
+            assert!(
+                notice.starts_with("Your saved work could not be restored"),
+                "{notice}"
+            );
+            assert!(notice.contains(why), "{why}: {notice}");
+            assert_eq!(s.lesson, Some("stale-update"));
+        }
+    }
+
+    #[test]
+    fn flags_come_from_the_fragment_or_the_query() {
+        assert_eq!(Flags::parse("#v1&lesson=x", ""), Flags::default());
+        let f = Flags::parse("#v1&lesson=x&embed=1&editor=1", "");
+        assert!(f.embed && f.editor);
+        assert!(Flags::parse("", "?embed").embed);
+        assert!(!Flags::parse("#v1&lesson=embed", "").embed);
+    }
+
+    #[test]
+    fn the_embed_code_has_the_iframe_and_the_listener() {
+        let code = embed_code("https://x.test/", "v1&lesson=a&embed=1", "A \"b\" <c>");
+        assert!(code.starts_with("<iframe src=\"https://x.test/#v1&lesson=a&embed=1\""));
+        assert!(code.contains("title=\"A &quot;b&quot; &lt;c>\""));
+        assert!(code.contains("rvlab:height"));
+        assert!(error_details("boom", "http://p/#v1").contains("boom\npage: http://p/#v1"));
+    }
+}
