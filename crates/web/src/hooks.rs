@@ -1,4 +1,8 @@
-//! Effects, and only effects: timers that dispatch actions, and the keyboard.
+//! Effects, and only effects: timers that dispatch actions, and the keyboard; the explorer's
+//! Web Worker ([`explore`]) and the exercises' stored progress ([`exercises`]).
+
+pub mod exercises;
+pub mod explore;
 
 use crate::state::{Action, AppState};
 use gloo_events::EventListener;

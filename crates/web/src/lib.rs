@@ -12,9 +12,12 @@ pub mod components;
 pub mod hooks;
 pub mod labels;
 pub mod state;
+pub mod worker;
 
 use components::controls::Controls;
 use components::editor::{Diagnostics, Editor};
+use components::exercises::{Exercises, ViewTabs};
+use components::explorer::Explorer;
 use components::inspector::Inspector;
 use components::panels::{Expectations, LessonPicker, Narration};
 use components::timeline::{history_line, ShownRef, Timeline};
@@ -29,6 +32,8 @@ pub fn app() -> Html {
     hooks::use_debounced_reparse(&app);
     hooks::use_autoplay(&app);
     hooks::use_keyboard(&app);
+    hooks::explore::use_explore_worker(&app);
+    hooks::exercises::use_exercise_progress(&app);
     use_effect_with((), |_| mark_interactive());
     let textarea = use_node_ref();
     let source = AttrValue::from(app.source.clone());
@@ -47,7 +52,8 @@ pub fn app() -> Html {
         <main class="app" data-testid="app">
             <header class="topbar">
                 <h1>{"rvlab"}<span class="tagline">{" resourceVersion, 409 Conflict and retries, step by step"}</span></h1>
-                <LessonPicker app={app.clone()} />
+                <ViewTabs app={app.clone()} />
+                if !app.exercises.open { <LessonPicker app={app.clone()} /> }
             </header>
             <section class="panel editor" aria-label="Scenario editor">
                 <h2>{"Scenario"}</h2>
@@ -57,10 +63,12 @@ pub fn app() -> Html {
                     run_error={app.run_error.clone().map(AttrValue::from)} dirty={app.dirty} {textarea} />
             </section>
             <div class="play">
+                if app.exercises.open { <Exercises app={app.clone()} /> }
                 <Controls app={app.clone()} world={world.clone()} />
                 <Narration app={app.clone()} />
                 <Timeline dispatch={app.dispatcher()} shown={app.shown.clone().map(ShownRef)}
                     cursor={app.cursor} history={history_line(&world)} />
+                <Explorer app={app.clone()} />
             </div>
             <Inspector app={app.clone()} world={world} />
             <Expectations app={app.clone()} />
@@ -78,6 +86,10 @@ fn mark_interactive() {
 
 /// Installs the panic hook ([`report_panic`]), then renders [`App`] into the body.
 pub fn start() {
+    // In the explorer's Web Worker (which loads this same wasm) there is no page to render.
+    if web_sys::window().is_none() {
+        return;
+    }
     std::panic::set_hook(Box::new(|info| report_panic(&info.to_string())));
     yew::Renderer::<App>::new().render();
 }

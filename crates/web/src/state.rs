@@ -1,5 +1,14 @@
 //! The page's state: one value, changed only by [`AppState::apply`] (pure, no browser calls),
 //! so that every [`Action`] is unit-tested natively. Effects (timers) live in `hooks`.
+//!
+//! Sub-states with their own actions: [`explore`] (the explorer panel and its worker job) and
+//! [`exercises`] (the exercises view).
+
+pub mod exercises;
+pub mod explore;
+
+use exercises::{ExerciseAction, ExercisesState};
+use explore::{ExploreAction, ExploreState};
 
 use rvlab_core::lang::{parse, Diagnostic};
 use rvlab_core::lessons::{lesson, LESSONS};
@@ -61,6 +70,10 @@ pub struct AppState {
     pub playing: bool,
     /// Autoplay speed, milliseconds per step.
     pub speed_ms: u32,
+    /// The explorer panel.
+    pub explore: ExploreState,
+    /// The exercises view.
+    pub exercises: ExercisesState,
 }
 
 /// Everything that can happen to the page.
@@ -93,6 +106,13 @@ pub enum Action {
     TogglePlaying,
     /// Autoplay speed (milliseconds per step).
     SetSpeed(u32),
+    /// The explorer panel.
+    Explore(ExploreAction),
+    /// Play the shown scenario along this schedule token (an explorer counterexample or
+    /// outcome example) and show the end of the run.
+    LoadSchedule(String),
+    /// The exercises view.
+    Exercise(ExerciseAction),
 }
 
 impl Default for AppState {
@@ -116,6 +136,8 @@ impl AppState {
             lesson: None,
             playing: false,
             speed_ms: SPEEDS_MS[1],
+            explore: ExploreState::default(),
+            exercises: ExercisesState::default(),
         }
         .apply(Action::Reparse)
     }
@@ -154,12 +176,10 @@ impl AppState {
             Action::Reparse => self.rerun(None),
             Action::LoadLesson(id) => {
                 if let Some(l) = lesson(id) {
-                    self.source = l.source.to_string();
+                    self.exercises.open = false;
+                    self.exercises.current = None;
+                    self.load_text(l.source.to_string(), None, 0);
                     self.lesson = Some(l.id);
-                    self.playing = false;
-                    self.cursor = 0;
-                    self.shown = None;
-                    self.rerun(None);
                 }
             }
             Action::StepForward => {
@@ -204,8 +224,29 @@ impl AppState {
                 return self.apply(Action::SetPlaying(on));
             }
             Action::SetSpeed(ms) => self.speed_ms = ms.clamp(50, 5000),
+            Action::Explore(a) => self.apply_explore(a),
+            Action::LoadSchedule(token) => {
+                if let Some(shown) = &self.shown {
+                    let scenario = shown.run.scenario.clone();
+                    self.playing = false;
+                    self.run_scenario(&scenario, Some(&token));
+                    self.cursor = self.len();
+                }
+            }
+            Action::Exercise(a) => self.apply_exercise(a),
         }
         self
+    }
+
+    /// Replaces the text, runs it along `token` (if any) and shows step `position`.
+    fn load_text(&mut self, text: String, token: Option<&str>, position: usize) {
+        self.source = text;
+        self.lesson = None;
+        self.playing = false;
+        self.cursor = 0;
+        self.shown = None;
+        self.rerun(token);
+        self.cursor = position.min(self.len());
     }
 
     fn stop_at_end(&mut self) {
@@ -273,6 +314,8 @@ impl PartialEq for AppState {
             && self.lesson == other.lesson
             && self.playing == other.playing
             && self.speed_ms == other.speed_ms
+            && self.explore == other.explore
+            && self.exercises == other.exercises
     }
 }
 
