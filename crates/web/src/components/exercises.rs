@@ -90,9 +90,9 @@ pub fn exercises(props: &ExercisesProps) -> Html {
                 .map(|c| {
                     let line = c.line.map(|l| format!(", line {l}")).unwrap_or_default();
                     if c.editable {
-                        html! { <li class="lock editable" data-testid="exercise-client">{"✎ "}<strong>{c.name}</strong>{format!(" editable{line}")}</li> }
+                        html! { <li class="lock editable" data-testid="exercise-client"><span class="badge fresh">{"editable"}</span>{" "}<strong>{c.name}</strong>{format!(" editable{line}")}</li> }
                     } else {
-                        html! { <li class="lock locked" data-testid="exercise-client">{"🔒 "}<strong>{c.name}</strong>{format!(" locked{line} (changes are refused)")}</li> }
+                        html! { <li class="lock locked" data-testid="exercise-client"><span class="badge locked">{"locked"}</span>{" "}<strong>{c.name}</strong>{format!(" locked{line} (changes are refused)")}</li> }
                     }
                 })
                 .collect();
@@ -126,7 +126,9 @@ pub fn exercises(props: &ExercisesProps) -> Html {
                         </button>
                         <button type="button" data-testid="exercise-restart" onclick={on(app, ExerciseAction::Load(s.id))}>{"Start over"}</button>
                     </div>
-                    { for ex.hints.iter().take(s.hints_shown).map(|h| html! { <p class="hint" data-testid="exercise-hint-text">{format!("💡 {h}")}</p> }) }
+                    { for ex.hints.iter().take(s.hints_shown).enumerate().map(|(i, h)| html! {
+                        <p class="hint" data-testid="exercise-hint-text"><strong>{format!("Hint {}: ", i + 1)}</strong>{h.clone()}</p>
+                    }) }
                     { for verdict }
                 </div>
             }
@@ -134,10 +136,10 @@ pub fn exercises(props: &ExercisesProps) -> Html {
     };
     html! {
         <section class="panel exercises" data-testid="exercises" aria-label="Exercises">
-            <details class="course" open={current.is_none()}>
-                <summary>{format!("Course: {} of {} solved", app.exercises.solved.len(), EXERCISES.len())}</summary>
+            <nav class="course" aria-label="Course">
+                <h2>{format!("Course: {} of {} solved", app.exercises.solved.len(), EXERCISES.len())}</h2>
                 <ol data-testid="exercise-list">{items}</ol>
-            </details>
+            </nav>
             {body}
         </section>
     }

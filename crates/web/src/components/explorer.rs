@@ -80,13 +80,13 @@ pub fn explorer(props: &ExplorerProps) -> Html {
                 <p class="bad" data-testid="explore-error" role="alert">{message.clone()}</p>
             }
             if let ExploreStatus::Done(result) = &ex.status {
-                { results(app, result, stale) }
+                { results(app, result, stale, ex.job) }
             }
         </section>
     }
 }
 
-fn results(app: &AppHandle, r: &ExploreResult, stale: bool) -> Html {
+fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
     let load = |token: &str| {
         let (app, token) = (app.clone(), token.to_string());
         Callback::from(move |_: MouseEvent| app.dispatch(Action::LoadSchedule(token.clone())))
@@ -149,7 +149,7 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool) -> Html {
         })
         .collect();
     html! {
-        <div class="explore-results" data-testid="explore-results" data-ms={format!("{:.3}", r.ms)}
+        <div class="explore-results" data-testid="explore-results" data-ms={format!("{:.3}", r.ms)} data-job={job.to_string()}
             data-schedules={r.schedules.to_string()} data-complete={r.complete.to_string()}>
             if stale {
                 <p class="stale-note" data-testid="explore-stale" role="status">
