@@ -93,6 +93,7 @@ fn the_explorer_counts_violations_and_loads_a_counterexample() {
         );
         page.wait_count("explore-outcome", 4)?;
         ensure!(results.contains("409 Conflict"), "{results}");
+        page.script("document.querySelector('[data-testid=explorer]').scrollIntoView()")?;
         page.screenshot("explorer-results")?;
         // Alice's shortest counterexample: she reads, edits, bob does everything, she updates.
         let load = page.all("load-counterexample")?;
@@ -109,6 +110,7 @@ fn the_explorer_counts_violations_and_loads_a_counterexample() {
         let last = page.session.text(last)?;
         ensure!(last.contains("409 Conflict"), "{last}");
         page.wait_text_contains("expectations", "fails")?;
+        page.script("document.querySelector('[data-testid=timeline]').scrollIntoView()")?;
         page.screenshot("explorer-counterexample")?;
         // Editing the text marks the results stale.
         page.type_text("editor", "\n# edited\n")?;
