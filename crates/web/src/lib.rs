@@ -34,6 +34,7 @@ pub fn app() -> Html {
     hooks::use_keyboard(&app);
     hooks::explore::use_explore_worker(&app);
     hooks::exercises::use_exercise_progress(&app);
+    hooks::exercises::use_locked_lines(&app);
     use_effect_with((), |_| mark_interactive());
     let textarea = use_node_ref();
     let source = AttrValue::from(app.source.clone());

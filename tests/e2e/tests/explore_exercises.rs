@@ -242,6 +242,24 @@ fn a_fix_it_exercise_fails_a_wrong_fix_and_passes_the_solution() {
         // The verdict's run opens in the timeline.
         page.click("exercise-open-run")?;
         page.wait_text_contains("narration", "409 Conflict")?;
+        // Typing into a locked line changes nothing (the editor refuses it and says why).
+        let before = page.value("editor")?;
+        let at = before.find("client alice:").context("alice")? + 3;
+        page.script(&format!(
+            "const t = document.querySelector('[data-testid=editor]'); t.focus(); t.setSelectionRange({at}, {at});"
+        ))?;
+        page.press(&["x", "y"])?;
+        page.find("exercise-locked-note")?;
+        ensure!(page.value("editor")? == before, "a locked line was edited");
+        // Typing into bob's lines works.
+        let at = before.find("client bob:").context("bob")? + "client bob:".len();
+        page.script(&format!(
+            "const t = document.querySelector('[data-testid=editor]'); t.focus(); t.setSelectionRange({at}, {at});"
+        ))?;
+        page.press(&[" "])?;
+        page.wait_until("bob's line was edited", || {
+            Ok((page.value("editor")? != before).then_some(()))
+        })?;
         // A change to a locked client is refused with the reason.
         set_editor(page, &start.replace("+ 1\n", "+ 2\n"))?;
         page.click("exercise-check")?;

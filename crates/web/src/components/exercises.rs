@@ -119,6 +119,10 @@ pub fn exercises(props: &ExercisesProps) -> Html {
                     </div>
                     {goal}
                     <ul class="locks" aria-label="Clients">{locks}</ul>
+                    if s.refused_edit {
+                        <p class="bad" data-testid="exercise-locked-note" role="status">
+                            {"That line belongs to a locked client: only the editable clients can be changed."}</p>
+                    }
                     <div class="buttons">
                         <button type="button" class="primary" data-testid="exercise-check" onclick={on(app, ExerciseAction::Check)}>{"Check"}</button>
                         <button type="button" data-testid="exercise-hint" disabled={!more_hints} onclick={on(app, ExerciseAction::Hint)}>

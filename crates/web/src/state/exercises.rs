@@ -26,6 +26,8 @@ pub struct ExerciseSession {
     pub hints_shown: usize,
     /// The verdict of the last check.
     pub verdict: Option<Rc<Verdict>>,
+    /// The editor just refused an edit of a locked line (the panel says why).
+    pub refused_edit: bool,
 }
 
 /// The exercises view.
@@ -55,6 +57,8 @@ pub enum ExerciseAction {
     OpenVerdictRun,
     /// The progress read from storage (its raw text; unreadable text counts as none).
     Restore(Option<String>),
+    /// The editor refused an edit of a locked line.
+    RefusedEdit,
 }
 
 /// Reads stored progress: `{"version":1,"solved":[ids]}`. Anything else (another version,
@@ -137,6 +141,61 @@ impl ExerciseSession {
     }
 }
 
+/// The parts of the text a learner may not edit: each locked client, from its `client` line
+/// through its last indented line, as `(start, end)` offsets in UTF-16 code units (the
+/// textarea's units). Empty while the text does not parse. Grading stays the authority; this
+/// only keeps the editor from changing locked lines by accident.
+pub fn locked_ranges(session: &ExerciseSession, source: &str) -> Vec<(u32, u32)> {
+    let Some(scenario) = parse(source).scenario else {
+        return Vec::new();
+    };
+    let headers: Vec<u32> = scenario
+        .clients
+        .iter()
+        .filter(|c| !session.exercise.editable.contains(&c.name))
+        .map(|c| c.span.line)
+        .collect();
+    let mut out = Vec::new();
+    let mut open: Option<(u32, u32)> = None;
+    let mut at = 0u32;
+    for (i, line) in source.split_inclusive('\n').enumerate() {
+        let content = line.trim_end_matches(['\n', '\r']);
+        let end = at + content.encode_utf16().count() as u32;
+        if headers.contains(&(i as u32 + 1)) {
+            out.extend(open.take());
+            open = Some((at, end));
+        } else if let Some(r) = open.as_mut() {
+            if content.starts_with([' ', '\t']) && !content.trim().is_empty() {
+                r.1 = end;
+            } else if !content.trim().is_empty() {
+                out.extend(open.take());
+            }
+        }
+        at += line.encode_utf16().count() as u32;
+    }
+    out.extend(open);
+    out
+}
+
+/// Whether an edit of the textarea (`beforeinput` with its `inputType`, the selection
+/// `start..end` in UTF-16 units) would change a locked range.
+pub fn edit_blocked(ranges: &[(u32, u32)], start: u32, end: u32, input_type: &str) -> bool {
+    let (s, e) = match (start == end, input_type) {
+        (true, t) if t.starts_with("deleteContentBackward") => (start.saturating_sub(1), end),
+        (true, t) if t.starts_with("deleteContentForward") => (start, end + 1),
+        (true, t) if t.starts_with("delete") => (start.saturating_sub(1), end + 1),
+        _ => (start, end),
+    };
+    ranges.iter().any(|&(a, b)| {
+        if s == e {
+            // Typing inside a locked line, or at its end (a new line after it is fine).
+            (a <= s && s < b) || (s == b && input_type != "insertLineBreak")
+        } else {
+            s < b && e > a
+        }
+    })
+}
+
 impl AppState {
     /// Whether the exercise is marked solved.
     pub fn is_solved(&self, id: &str) -> bool {
@@ -173,6 +232,7 @@ impl AppState {
                     exercise: Rc::new(exercise),
                     hints_shown: 0,
                     verdict: None,
+                    refused_edit: false,
                 });
                 self.load_text(text, None, 0);
                 self.lesson = None;
@@ -201,6 +261,7 @@ impl AppState {
                 }
                 if let Some(s) = &mut self.exercises.current {
                     s.verdict = Some(Rc::new(verdict));
+                    s.refused_edit = false;
                 }
             }
             ExerciseAction::OpenVerdictRun => {
@@ -225,6 +286,11 @@ impl AppState {
                 };
                 self.seed = state.seed;
                 self.load_text(text, Some(&state.token), state.position as usize);
+            }
+            ExerciseAction::RefusedEdit => {
+                if let Some(s) = &mut self.exercises.current {
+                    s.refused_edit = true;
+                }
             }
             ExerciseAction::Restore(stored) => {
                 self.exercises.solved = stored
@@ -354,6 +420,41 @@ mod tests {
         let v = verdict(&s);
         assert!(!v.pass);
         assert!(v.reasons[0].contains("locked"), "{v:?}");
+    }
+
+    #[test]
+    fn locked_lines_are_read_only_and_editable_ones_are_not() {
+        let s = ex(AppState::default(), ExerciseAction::Load("retry-reread"));
+        let cur = s.exercises.current.clone().expect("exercise");
+        let ranges = locked_ranges(&cur, &s.source);
+        assert_eq!(ranges.len(), 1, "alice only: {ranges:?}");
+        let (a, b) = ranges[0];
+        let text: String = s
+            .source
+            .encode_utf16()
+            .skip(a as usize)
+            .take((b - a) as usize)
+            .map(|u| char::from_u32(u32::from(u)).unwrap_or('?'))
+            .collect();
+        assert!(
+            text.starts_with("client alice:") && text.ends_with("update c"),
+            "{text:?}"
+        );
+        assert!(!text.contains("bob"));
+        let inside = a + 20;
+        assert!(edit_blocked(&ranges, inside, inside, "insertText"));
+        assert!(edit_blocked(&ranges, b, b, "insertText"));
+        assert!(!edit_blocked(&ranges, b, b, "insertLineBreak"));
+        assert!(edit_blocked(&ranges, a + 1, a + 1, "deleteContentBackward"));
+        assert!(!edit_blocked(&ranges, a, a, "deleteContentBackward"));
+        assert!(edit_blocked(&ranges, 0, b + 5, "deleteByCut"));
+        let bob = s.source.find("client bob").expect("bob") as u32 + 15;
+        assert!(!edit_blocked(&ranges, bob, bob, "insertText"));
+        // Break-it exercises lock every client.
+        let s = ex(AppState::default(), ExerciseAction::Load("first-conflict"));
+        let cur = s.exercises.current.clone().expect("exercise");
+        assert_eq!(locked_ranges(&cur, &s.source).len(), 2);
+        assert!(locked_ranges(&cur, "client a:\n  x = get\n").is_empty());
     }
 
     #[test]
