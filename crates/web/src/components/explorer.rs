@@ -70,8 +70,10 @@ pub fn explorer(props: &ExplorerProps) -> Html {
             if let Some((states, schedules, done)) = progress {
                 <div class="explore-progress" data-testid="explore-progress" role="status"
                     data-states={states.to_string()} data-done={done.to_string()}>
-                    <progress max={EXPLORE_MAX_STATES.to_string()} value={states.min(u64::from(EXPLORE_MAX_STATES)).to_string()}
-                        aria-label="States explored, of the budget"></progress>
+                    if !done {
+                        <progress max={EXPLORE_MAX_STATES.to_string()} value={states.min(u64::from(EXPLORE_MAX_STATES)).to_string()}
+                            aria-label="States explored, of the budget"></progress>
+                    }
                     <span>{format!("{} · {} {}", plural(states, "state", "states"), plural(schedules, "schedule", "schedules"),
                         if done { "(done)" } else { "so far…" })}</span>
                 </div>

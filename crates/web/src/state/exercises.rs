@@ -226,6 +226,16 @@ impl AppState {
                 let Some(b) = builtin(id) else { return };
                 let Ok(exercise) = b.parse() else { return };
                 let text = without_exercise_lines(&exercise.text, &exercise.scenario);
+                // Grade against the text as the editor shows it, so that the lines the
+                // verdicts name are the editor's lines.
+                let exercise = match parse(&text).scenario {
+                    Some(scenario) => Exercise {
+                        text: text.clone(),
+                        scenario,
+                        ..exercise
+                    },
+                    None => exercise,
+                };
                 self.exercises.open = true;
                 self.exercises.current = Some(ExerciseSession {
                     id: b.id,
@@ -352,6 +362,21 @@ mod tests {
         s = ex(s, ExerciseAction::Check);
         let v = verdict(&s);
         assert!(v.pass, "{v:?}");
+        // The step's line is the editor's line (the header lines are not in the editor).
+        let line = s
+            .source
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.trim() == "update obj")
+            .map(|(i, _)| i + 1)
+            .last()
+            .expect("bob's update");
+        assert!(
+            v.reasons
+                .iter()
+                .any(|r| r.contains(&format!("(bob, line {line})"))),
+            "{v:?}"
+        );
         assert!(s.is_solved("first-conflict"));
         assert_eq!(s.exercises.solved, vec!["first-conflict".to_string()]);
         // The verdict's run loads into the timeline, at the deciding step.
