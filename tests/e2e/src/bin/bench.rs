@@ -12,7 +12,9 @@
 //! - the explorer in its Web Worker, for the lessons `counter` (3 clients × retry on conflict)
 //!   and `stale-update` (the seed story): the time the worker spends exploring (its own
 //!   `performance.now()`, reported in the results' `data-ms`), and the click-to-results time
-//!   in the page (worker start and wasm instantiation included).
+//!   in the page (worker start and wasm instantiation included);
+//! - grading a fix-it exercise on the main thread (Check with the reference solution of
+//!   `counter`, the course's biggest exploration): click to verdict.
 
 use anyhow::{bail, Context, Result};
 use rvlab_e2e::harness::Browser;
@@ -40,11 +42,12 @@ fn real_main() -> Result<()> {
             .into_iter()
             .map(|l| Ok((l, explore_timings(&browser, l, runs.max(1))?)))
             .collect::<Result<Vec<_>>>()?;
-        Ok((loads, steps, explorer))
+        let check = check_timings(&browser, runs.max(1))?;
+        Ok((loads, steps, explorer, check))
     });
     let _ = browser.session.quit();
     browser.driver.stop();
-    let (loads, steps, explorer) = result?;
+    let (loads, steps, explorer, check) = result?;
     println!(
         "\nbrowser (headless Chromium, loopback server, median of {} runs):",
         loads.len()
@@ -83,7 +86,57 @@ fn real_main() -> Result<()> {
             median(&t.wall)
         );
     }
+    println!(
+        "  exercise Check, fix it (`counter`, reference solution, main thread): median {:>7.1} ms   (max {:.1})",
+        median(&check),
+        check.iter().cloned().fold(0.0, f64::max)
+    );
     Ok(())
+}
+
+/// The reference solution of the `counter` exercise.
+const COUNTER_SOLUTION: &str =
+    include_str!("../../../../crates/core/exercises/11-counter.solution.rvl");
+
+/// Opens the `counter` exercise, puts its reference solution in the editor and times Check
+/// (click to the verdict in the DOM) `runs` times.
+fn check_timings(browser: &Browser, runs: usize) -> Result<Vec<f64>> {
+    let s = &browser.session;
+    s.goto(&browser.url)?;
+    let script = "
+        const done = arguments[arguments.length - 1];
+        const [text, n] = arguments;
+        const q = id => document.querySelector(`[data-testid=${id}]`);
+        const macrotask = () => new Promise(r => setTimeout(r, 0));
+        const until = async (f, what) => {
+            const t = performance.now();
+            while (performance.now() - t < 30000) { const v = f(); if (v) return v; await macrotask(); }
+            throw new Error(`timed out waiting for ${what}`);
+        };
+        (async () => {
+            (await until(() => q('exercises-tab'), 'the tab')).click();
+            (await until(() => document.querySelector('[data-testid=exercise-item][data-id=counter]'), 'the item')).click();
+            await until(() => q('exercise') && q('exercise').dataset.id === 'counter', 'the exercise');
+            const times = [];
+            for (let i = 0; i < n; i++) {
+                // Start over (no verdict), then the solution.
+                q('exercise-restart').click();
+                await until(() => !q('exercise-verdict'), 'a fresh start');
+                const t = q('editor'); t.value = text; t.dispatchEvent(new Event('input', { bubbles: true }));
+                await macrotask();
+                const t0 = performance.now();
+                q('exercise-check').click();
+                const v = await until(() => q('exercise-verdict'), 'the verdict');
+                times.push(performance.now() - t0);
+                if (v.dataset.pass !== 'true') throw new Error('the solution did not pass: ' + v.textContent);
+            }
+            return times;
+        })().then(done, e => done(String(e)));";
+    let v = s.execute_async(script, vec![COUNTER_SOLUTION.into(), runs.into()])?;
+    match v {
+        Value::Array(xs) => Ok(xs.iter().filter_map(Value::as_f64).collect()),
+        other => bail!("exercise check bench: {other}"),
+    }
 }
 
 /// Explorer timings of one lesson.
