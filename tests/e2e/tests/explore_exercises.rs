@@ -273,3 +273,41 @@ fn a_fix_it_exercise_fails_a_wrong_fix_and_passes_the_solution() {
         Ok(())
     });
 }
+
+#[test]
+fn the_new_panels_fit_a_narrow_screen() {
+    journey("explore-exercises-narrow", |page| {
+        page.session.set_window_size(390, 844)?;
+        let result = (|| {
+            page.open()?;
+            page.click("explore-button")?;
+            page.find("explore-results")?;
+            open_exercise(page, "retry-reread")?;
+            page.click("exercise-check")?;
+            page.find("exercise-verdict")?;
+            let overflow = page.script(
+                "return document.documentElement.scrollWidth > document.documentElement.clientWidth",
+            )?;
+            let wide = page.script(
+                "const w = document.documentElement.clientWidth; \
+                 return [...document.querySelectorAll('body *')] \
+                   .filter(e => e.getBoundingClientRect().right > w + 1 && e.closest('.scroll, .code, pre') === null) \
+                   .slice(-5).map(e => e.tagName + '.' + e.className);",
+            )?;
+            page.screenshot("narrow-exercises")?;
+            page.script("document.querySelector('[data-testid=explorer]').scrollIntoView()")?;
+            page.screenshot("narrow-explorer")?;
+            ensure!(
+                overflow == false,
+                "the page scrolls sideways at 390 px: {wide}"
+            );
+            page.session.emulate_color_scheme("dark")?;
+            page.script("document.querySelector('[data-testid=exercises]').scrollIntoView()")?;
+            page.screenshot("narrow-exercises-dark")?;
+            page.session.emulate_color_scheme("light")?;
+            Ok(())
+        })();
+        page.session.set_window_size(1280, 900)?;
+        result
+    });
+}
