@@ -1,5 +1,9 @@
 //! Effects, and only effects: timers that dispatch actions, the keyboard, the URL fragment
-//! (share links), local storage (saved work) and the embed height report.
+//! (share links), local storage (saved work), the embed height report; the explorer's
+//! Web Worker ([`explore`]) and the exercises' stored progress ([`exercises`]).
+
+pub mod exercises;
+pub mod explore;
 
 use crate::link::{self, Flags};
 use crate::state::{Action, AppState};

@@ -16,9 +16,12 @@ pub mod hooks;
 pub mod labels;
 pub mod link;
 pub mod state;
+pub mod worker;
 
 use components::controls::Controls;
 use components::editor::{Diagnostics, Editor};
+use components::exercises::{Exercises, ViewTabs};
+use components::explorer::Explorer;
 use components::inspector::Inspector;
 use components::panels::{Expectations, LessonPicker, Narration};
 use components::share::{HelpOverlay, LiveNarration, Notice, ShareBar, TimelineTable};
@@ -46,6 +49,9 @@ pub fn app() -> Html {
     hooks::use_url_sync(&app, flags);
     hooks::use_saved_work(&app, flags);
     hooks::use_height_report(&main_ref, flags);
+    hooks::explore::use_explore_worker(&app);
+    hooks::exercises::use_exercise_progress(&app);
+    hooks::exercises::use_locked_lines(&app);
     use_effect_with((), |_| mark_interactive());
     let textarea = use_node_ref();
     let source = AttrValue::from(app.source.clone());
@@ -111,15 +117,18 @@ pub fn app() -> Html {
         <main class="app" data-testid="app" ref={main_ref}>
             <header class="topbar">
                 <h1>{"rvlab"}<span class="tagline">{" resourceVersion, 409 Conflict and retries, step by step"}</span></h1>
-                <LessonPicker app={app.clone()} />
+                <ViewTabs app={app.clone()} />
+                if !app.exercises.open { <LessonPicker app={app.clone()} /> }
                 <ShareBar app={app.clone()} {flags} />
                 <div class="notices"><Notice app={app.clone()} /></div>
             </header>
             {editor}
             <div class="play">
+                if app.exercises.open { <Exercises app={app.clone()} /> }
                 <Controls app={app.clone()} world={world.clone()} />
                 <Narration app={app.clone()} />
                 {timeline}
+                <Explorer app={app.clone()} />
             </div>
             <Inspector app={app.clone()} world={world} />
             <Expectations app={app.clone()} />
@@ -139,6 +148,10 @@ fn mark_interactive() {
 
 /// Installs the panic hook ([`report_panic`]), then renders [`App`] into the body.
 pub fn start() {
+    // In the explorer's Web Worker (which loads this same wasm) there is no page to render.
+    if web_sys::window().is_none() {
+        return;
+    }
     std::panic::set_hook(Box::new(|info| report_panic(&info.to_string())));
     yew::Renderer::<App>::new().render();
 }

@@ -1,5 +1,14 @@
 //! The page's state: one value, changed only by [`AppState::apply`] (pure, no browser calls),
 //! so that every [`Action`] is unit-tested natively. Effects (timers) live in `hooks`.
+//!
+//! Sub-states with their own actions: [`explore`] (the explorer panel and its worker job) and
+//! [`exercises`] (the exercises view).
+
+pub mod exercises;
+pub mod explore;
+
+use exercises::{ExerciseAction, ExercisesState};
+use explore::{ExploreAction, ExploreState};
 
 use rvlab_core::lang::{parse, Diagnostic};
 use rvlab_core::lessons::{lesson, LESSONS};
@@ -75,6 +84,10 @@ pub struct AppState {
     pub table_view: bool,
     /// Whether the keyboard help overlay is open.
     pub help_open: bool,
+    /// The explorer panel.
+    pub explore: ExploreState,
+    /// The exercises view.
+    pub exercises: ExercisesState,
 }
 
 /// A whole state to restore, from a share link or from saved work (see `crate::link`).
@@ -136,6 +149,13 @@ pub enum Action {
     SetTableView(bool),
     /// Open or close the keyboard help overlay.
     ShowHelp(bool),
+    /// The explorer panel.
+    Explore(ExploreAction),
+    /// Play the shown scenario along this schedule token (an explorer counterexample or
+    /// outcome example) and show the end of the run.
+    LoadSchedule(String),
+    /// The exercises view.
+    Exercise(ExerciseAction),
 }
 
 /// The first lesson (the page's default).
@@ -168,6 +188,8 @@ impl AppState {
             notice: None,
             table_view: false,
             help_open: false,
+            explore: ExploreState::default(),
+            exercises: ExercisesState::default(),
         }
         .apply(Action::Reparse)
     }
@@ -210,14 +232,12 @@ impl AppState {
             }
             Action::LoadLesson(id) => {
                 if let Some(l) = lesson(id) {
-                    self.source = l.source.to_string();
+                    self.exercises.open = false;
+                    self.exercises.current = None;
+                    self.load_text(l.source.to_string(), None, 0);
                     self.lesson = Some(l.id);
                     self.base_lesson = l.id;
                     self.schedule = None;
-                    self.playing = false;
-                    self.cursor = 0;
-                    self.shown = None;
-                    self.rerun(None);
                 }
             }
             Action::StepForward => {
@@ -274,6 +294,17 @@ impl AppState {
             }
             Action::SetTableView(on) => self.table_view = on,
             Action::ShowHelp(open) => self.help_open = open,
+            Action::Explore(a) => self.apply_explore(a),
+            Action::LoadSchedule(token) => {
+                if let Some(shown) = &self.shown {
+                    let scenario = shown.run.scenario.clone();
+                    self.playing = false;
+                    self.run_scenario(&scenario, Some(&token));
+                    self.schedule = Some(token);
+                    self.cursor = self.len();
+                }
+            }
+            Action::Exercise(a) => self.apply_exercise(a),
         }
         self
     }
@@ -299,6 +330,18 @@ impl AppState {
             self.rerun(None);
         }
         self.cursor = self.cursor.min(self.len());
+    }
+
+    /// Replaces the text, runs it along `token` (if any) and shows step `position`.
+    fn load_text(&mut self, text: String, token: Option<&str>, position: usize) {
+        self.source = text;
+        self.lesson = None;
+        self.playing = false;
+        self.cursor = 0;
+        self.shown = None;
+        self.schedule = token.map(str::to_string);
+        self.rerun(token);
+        self.cursor = position.min(self.len());
     }
 
     fn stop_at_end(&mut self) {
@@ -379,6 +422,8 @@ impl PartialEq for AppState {
             && self.notice == other.notice
             && self.table_view == other.table_view
             && self.help_open == other.help_open
+            && self.explore == other.explore
+            && self.exercises == other.exercises
     }
 }
 

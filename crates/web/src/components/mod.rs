@@ -2,6 +2,8 @@
 
 pub mod controls;
 pub mod editor;
+pub mod exercises;
+pub mod explorer;
 pub mod inspector;
 pub mod panels;
 pub mod share;

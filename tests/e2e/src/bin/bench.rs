@@ -8,7 +8,13 @@
 //!   script clicks `step-forward` / `step-back` or moves the `scrub` slider and times from the
 //!   event until the DOM shows the new position in the controls and the timeline, plus the
 //!   style and layout it causes (a forced layout read), paint excluded (Yew renders in a
-//!   microtask after the event, and yields to the event loop only after 16 ms of work).
+//!   microtask after the event, and yields to the event loop only after 16 ms of work);
+//! - the explorer in its Web Worker, for the lessons `counter` (3 clients × retry on conflict)
+//!   and `stale-update` (the seed story): the time the worker spends exploring (its own
+//!   `performance.now()`, reported in the results' `data-ms`), and the click-to-results time
+//!   in the page (worker start and wasm instantiation included);
+//! - grading a fix-it exercise on the main thread (Check with the reference solution of
+//!   `counter`, the course's biggest exploration): click to verdict.
 
 use anyhow::{bail, Context, Result};
 use rvlab_e2e::harness::Browser;
@@ -32,11 +38,16 @@ fn real_main() -> Result<()> {
     let mut browser = Browser::start("bench")?;
     let result = cold_loads(&browser, runs.max(1)).and_then(|loads| {
         let steps = step_timings(&browser, runs.max(1))?;
-        Ok((loads, steps))
+        let explorer = ["counter", "stale-update"]
+            .into_iter()
+            .map(|l| Ok((l, explore_timings(&browser, l, runs.max(1))?)))
+            .collect::<Result<Vec<_>>>()?;
+        let check = check_timings(&browser, runs.max(1))?;
+        Ok((loads, steps, explorer, check))
     });
     let _ = browser.session.quit();
     browser.driver.stop();
-    let (loads, steps) = result?;
+    let (loads, steps, explorer, check) = result?;
     println!(
         "\nbrowser (headless Chromium, loopback server, median of {} runs):",
         loads.len()
@@ -63,7 +74,131 @@ fn real_main() -> Result<()> {
             times.len()
         );
     }
+    println!(
+        "  explorer in its Web Worker (complete exploration, median of {} runs):",
+        loads.len()
+    );
+    for (lesson, t) in &explorer {
+        println!(
+            "    {lesson:<13} {:>6} schedules  in the worker median {:>7.1} ms   click to results median {:>7.1} ms",
+            t.schedules,
+            median(&t.worker),
+            median(&t.wall)
+        );
+    }
+    println!(
+        "  exercise Check, fix it (`counter`, reference solution, main thread): median {:>7.1} ms   (max {:.1})",
+        median(&check),
+        check.iter().cloned().fold(0.0, f64::max)
+    );
     Ok(())
+}
+
+/// The reference solution of the `counter` exercise.
+const COUNTER_SOLUTION: &str =
+    include_str!("../../../../crates/core/exercises/11-counter.solution.rvl");
+
+/// Opens the `counter` exercise, puts its reference solution in the editor and times Check
+/// (click to the verdict in the DOM) `runs` times.
+fn check_timings(browser: &Browser, runs: usize) -> Result<Vec<f64>> {
+    let s = &browser.session;
+    s.goto(&browser.url)?;
+    let script = "
+        const done = arguments[arguments.length - 1];
+        const [text, n] = arguments;
+        const q = id => document.querySelector(`[data-testid=${id}]`);
+        const macrotask = () => new Promise(r => setTimeout(r, 0));
+        const until = async (f, what) => {
+            const t = performance.now();
+            while (performance.now() - t < 30000) { const v = f(); if (v) return v; await macrotask(); }
+            throw new Error(`timed out waiting for ${what}`);
+        };
+        (async () => {
+            (await until(() => q('exercises-tab'), 'the tab')).click();
+            (await until(() => document.querySelector('[data-testid=exercise-item][data-id=counter]'), 'the item')).click();
+            await until(() => q('exercise') && q('exercise').dataset.id === 'counter', 'the exercise');
+            const times = [];
+            for (let i = 0; i < n; i++) {
+                // Start over (no verdict), then the solution.
+                q('exercise-restart').click();
+                await until(() => !q('exercise-verdict'), 'a fresh start');
+                const t = q('editor'); t.value = text; t.dispatchEvent(new Event('input', { bubbles: true }));
+                await macrotask();
+                const t0 = performance.now();
+                q('exercise-check').click();
+                const v = await until(() => q('exercise-verdict'), 'the verdict');
+                times.push(performance.now() - t0);
+                if (v.dataset.pass !== 'true') throw new Error('the solution did not pass: ' + v.textContent);
+            }
+            return times;
+        })().then(done, e => done(String(e)));";
+    let v = s.execute_async(script, vec![COUNTER_SOLUTION.into(), runs.into()])?;
+    match v {
+        Value::Array(xs) => Ok(xs.iter().filter_map(Value::as_f64).collect()),
+        other => bail!("exercise check bench: {other}"),
+    }
+}
+
+/// Explorer timings of one lesson.
+struct ExploreTimes {
+    schedules: u64,
+    /// Milliseconds the worker spent exploring.
+    worker: Vec<f64>,
+    /// Milliseconds from the click to the results in the page.
+    wall: Vec<f64>,
+}
+
+/// Loads a lesson and explores it `runs` times through the panel.
+fn explore_timings(browser: &Browser, lesson: &str, runs: usize) -> Result<ExploreTimes> {
+    let s = &browser.session;
+    s.goto(&browser.url)?;
+    let script = "
+        const done = arguments[arguments.length - 1];
+        const [lesson, n] = arguments;
+        const q = id => document.querySelector(`[data-testid=${id}]`);
+        const macrotask = () => new Promise(r => setTimeout(r, 0));
+        const until = async (f, what) => {
+            const t = performance.now();
+            while (performance.now() - t < 60000) { const v = f(); if (v) return v; await macrotask(); }
+            throw new Error(`timed out waiting for ${what}`);
+        };
+        (async () => {
+            await until(() => q('lesson-picker'), 'the page');
+            const p = q('lesson-picker'); p.value = lesson; p.dispatchEvent(new Event('change', { bubbles: true }));
+            await until(() => q('editor').value.length > 0 && !q('explore-button').disabled, 'the lesson');
+            const out = { worker: [], wall: [], schedules: 0 };
+            let job = 0;
+            for (let i = 0; i < n; i++) {
+                const t0 = performance.now();
+                q('explore-button').click();
+                job += 1;
+                const r = await until(() => {
+                    const r = q('explore-results');
+                    return r && Number(r.dataset.job) === job ? r : null;
+                }, `results of job ${job}`);
+                out.wall.push(performance.now() - t0);
+                out.worker.push(Number(r.dataset.ms));
+                out.schedules = Number(r.dataset.schedules);
+                if (r.dataset.complete !== 'true') throw new Error('the exploration was not complete');
+            }
+            return out;
+        })().then(done, e => done(String(e)));";
+    let v = s.execute_async(script, vec![lesson.into(), runs.into()])?;
+    let list = |k: &str| -> Vec<f64> {
+        v.get(k)
+            .and_then(Value::as_array)
+            .map(|xs| xs.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default()
+    };
+    let t = ExploreTimes {
+        schedules: v.get("schedules").and_then(Value::as_u64).unwrap_or(0),
+        worker: list("worker"),
+        wall: list("wall"),
+    };
+    if t.worker.is_empty() {
+        bail!("explorer bench on `{lesson}`: {v}");
+    }
+    Ok(t)
 }
 
 /// A scenario with exactly `clients * per_client` steps: each client reads once, then only

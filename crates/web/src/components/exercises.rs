@@ -1,0 +1,150 @@
+//! The exercises view: the tabs (Lessons / Exercises), the course list with progress (✓), and
+//! the open exercise: instructions, the goal, which clients are locked, Check with the verdict
+//! and its reasons (a click loads the deciding run), hints one at a time.
+
+use super::AppHandle;
+use crate::state::exercises::ExerciseAction;
+use crate::state::Action;
+use rvlab_core::exercises::{Goal, EXERCISES};
+use yew::prelude::*;
+
+/// Props of the exercises components.
+#[derive(Properties, PartialEq)]
+pub struct ExercisesProps {
+    pub app: AppHandle,
+}
+
+fn on(app: &AppHandle, action: ExerciseAction) -> Callback<MouseEvent> {
+    let app = app.clone();
+    Callback::from(move |_| app.dispatch(Action::Exercise(action.clone())))
+}
+
+fn kind_label(goal: &Goal) -> &'static str {
+    match goal {
+        Goal::Break { .. } => "break it",
+        Goal::Fix => "fix it",
+    }
+}
+
+/// Lessons / Exercises, as two tabs.
+#[function_component(ViewTabs)]
+pub fn view_tabs(props: &ExercisesProps) -> Html {
+    let app = &props.app;
+    let open = app.exercises.open;
+    html! {
+        <div class="tabs" role="tablist" aria-label="View">
+            <button type="button" role="tab" data-testid="lessons-tab" aria-selected={(!open).to_string()}
+                class={classes!((!open).then_some("selected"))} onclick={on(app, ExerciseAction::Open(false))}>{"Lessons"}</button>
+            <button type="button" role="tab" data-testid="exercises-tab" aria-selected={open.to_string()}
+                class={classes!(open.then_some("selected"))} onclick={on(app, ExerciseAction::Open(true))}>
+                {format!("Exercises ({}/{} ✓)", app.exercises.solved.len(), EXERCISES.len())}
+            </button>
+        </div>
+    }
+}
+
+/// The course list and the open exercise.
+#[function_component(Exercises)]
+pub fn exercises(props: &ExercisesProps) -> Html {
+    let app = &props.app;
+    let current = app.exercises.current.as_ref();
+    let items: Html = EXERCISES
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let solved = app.is_solved(b.id);
+            let here = current.map(|c| c.id) == Some(b.id);
+            let title = b
+                .parse()
+                .map(|e| format!("{}. {} ({})", i + 1, e.title, kind_label(&e.goal)))
+                .unwrap_or_else(|_| b.id.to_string());
+            html! {
+                <li>
+                    <button type="button" class={classes!("link", "exercise-item", here.then_some("current"), solved.then_some("solved"))}
+                        data-testid="exercise-item" data-id={b.id} data-solved={solved.to_string()}
+                        aria-current={here.then_some("true")} onclick={on(app, ExerciseAction::Load(b.id))}>
+                        <span class="tick" aria-label={if solved { "solved" } else { "not solved yet" }}>{if solved { "✓" } else { "○" }}</span>
+                        {" "}{title}
+                    </button>
+                </li>
+            }
+        })
+        .collect();
+    let body = match current {
+        None => html! { <p class="muted">{"Pick an exercise."}</p> },
+        Some(s) => {
+            let ex = &s.exercise;
+            let goal = match &ex.goal {
+                Goal::Break { expectation } => html! {
+                    <p class="goal"><strong>{"Goal (break it): "}</strong>{"make "}<code>{format!("expect {expectation}")}</code>
+                        {" fail. You are the scheduler: pick who goes next with the “next” buttons, then Check."}</p>
+                },
+                Goal::Fix => html! {
+                    <p class="goal"><strong>{"Goal (fix it): "}</strong>
+                        {"edit the editable clients so that every expectation holds in every schedule, then Check (it explores all of them)."}</p>
+                },
+            };
+            let locks: Html = s
+                .clients(&app.source)
+                .into_iter()
+                .map(|c| {
+                    let line = c.line.map(|l| format!(", line {l}")).unwrap_or_default();
+                    if c.editable {
+                        html! { <li class="lock editable" data-testid="exercise-client"><span class="badge fresh">{"editable"}</span>{" "}<strong>{c.name}</strong>{format!(" editable{line}")}</li> }
+                    } else {
+                        html! { <li class="lock locked" data-testid="exercise-client"><span class="badge locked">{"locked"}</span>{" "}<strong>{c.name}</strong>{format!(" locked{line} (changes are refused)")}</li> }
+                    }
+                })
+                .collect();
+            let more_hints = s.hints_shown < ex.hints.len();
+            let verdict = s.verdict.as_ref().map(|v| {
+                html! {
+                    <div class={classes!("exercise-verdict", if v.pass { "pass" } else { "fail" })}
+                        data-testid="exercise-verdict" data-pass={v.pass.to_string()} role="status">
+                        <strong>{if v.pass { "✓ Passed" } else { "✖ Not yet" }}</strong>
+                        <ul>{ for v.reasons.iter().map(|r| html! { <li>{r.clone()}</li> }) }</ul>
+                        if v.link.is_some() {
+                            <button type="button" data-testid="exercise-open-run"
+                                onclick={on(app, ExerciseAction::OpenVerdictRun)}>{"Show this run in the timeline"}</button>
+                        }
+                    </div>
+                }
+            });
+            html! {
+                <div class="exercise" data-testid="exercise" data-id={s.id}>
+                    <h3>{ex.title.clone()}{" "}<span class="kind">{kind_label(&ex.goal)}</span>
+                        if app.is_solved(s.id) { {" "}<span class="badge fresh">{"✓ solved"}</span> }</h3>
+                    <div data-testid="exercise-instructions" class="instructions">
+                        { for ex.instructions.iter().map(|p| html! { <p>{p.clone()}</p> }) }
+                    </div>
+                    {goal}
+                    <ul class="locks" aria-label="Clients">{locks}</ul>
+                    if s.refused_edit {
+                        <p class="bad" data-testid="exercise-locked-note" role="status">
+                            {"That line belongs to a locked client: only the editable clients can be changed."}</p>
+                    }
+                    <div class="buttons">
+                        <button type="button" class="primary" data-testid="exercise-check" onclick={on(app, ExerciseAction::Check)}>{"Check"}</button>
+                        <button type="button" data-testid="exercise-hint" disabled={!more_hints} onclick={on(app, ExerciseAction::Hint)}>
+                            {format!("Hint ({} of {})", s.hints_shown, ex.hints.len())}
+                        </button>
+                        <button type="button" data-testid="exercise-restart" onclick={on(app, ExerciseAction::Load(s.id))}>{"Start over"}</button>
+                    </div>
+                    { for ex.hints.iter().take(s.hints_shown).enumerate().map(|(i, h)| html! {
+                        <p class="hint" data-testid="exercise-hint-text"><strong>{format!("Hint {}: ", i + 1)}</strong>{h.clone()}</p>
+                    }) }
+                    { for verdict }
+                </div>
+            }
+        }
+    };
+    html! {
+        <section class="panel exercises" data-testid="exercises" aria-label="Exercises">
+            <nav class="course" aria-label="Course">
+                <h2>{format!("Course: {} of {} solved", app.exercises.solved.len(), EXERCISES.len())}</h2>
+                <ol data-testid="exercise-list">{items}</ol>
+            </nav>
+            {body}
+        </section>
+    }
+}

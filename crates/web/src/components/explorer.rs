@@ -1,0 +1,182 @@
+//! The explorer panel: "Explore all schedules" (run in a Web Worker, see
+//! `hooks::explore`), a progress bar against the state budget, Cancel, and the results: per
+//! expectation "k of n schedules violate …" with its counterexample, the outcome classes with
+//! their counts; a click loads a counterexample or an example into the timeline.
+
+use super::AppHandle;
+use crate::state::explore::{ExploreAction, ExploreResult, ExploreStatus, EXPLORE_MAX_STATES};
+use crate::state::Action;
+use yew::prelude::*;
+
+/// Props of [`Explorer`].
+#[derive(Properties, PartialEq)]
+pub struct ExplorerProps {
+    pub app: AppHandle,
+}
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
+}
+
+fn token_label(token: &str) -> String {
+    if token.is_empty() {
+        "the empty schedule".into()
+    } else {
+        token.to_string()
+    }
+}
+
+/// The explorer panel.
+#[function_component(Explorer)]
+pub fn explorer(props: &ExplorerProps) -> Html {
+    let app = &props.app;
+    let ex = &app.explore;
+    let running = matches!(ex.status, ExploreStatus::Running { .. });
+    let stale = !matches!(ex.status, ExploreStatus::Idle) && app.explore_stale();
+    let dispatch = |action: Action| {
+        let app = app.clone();
+        Callback::from(move |_: MouseEvent| app.dispatch(action.clone()))
+    };
+    let progress = match &ex.status {
+        ExploreStatus::Running { states, schedules } => Some((*states, *schedules, false)),
+        ExploreStatus::Done(r) => Some((r.states, r.schedules, true)),
+        _ => None,
+    };
+    html! {
+        <section class="panel explorer" data-testid="explorer" aria-label="Explorer">
+            <h2>{"Explorer "}<span class="muted">{"(every order of the clients' requests)"}</span></h2>
+            <div class="buttons">
+                <button type="button" data-testid="explore-button" disabled={running || app.has_errors()}
+                    onclick={dispatch(Action::Explore(ExploreAction::Start))}>{"Explore all schedules"}</button>
+                if running {
+                    <button type="button" data-testid="explore-cancel"
+                        onclick={dispatch(Action::Explore(ExploreAction::Cancel))}>{"Cancel"}</button>
+                }
+                <span class="muted" data-testid="explore-budget">{format!("budget: {} states", thousands(u64::from(EXPLORE_MAX_STATES)))}</span>
+            </div>
+            if let Some((states, schedules, done)) = progress {
+                <div class="explore-progress" data-testid="explore-progress" role="status"
+                    data-states={states.to_string()} data-done={done.to_string()}>
+                    if !done {
+                        <progress max={EXPLORE_MAX_STATES.to_string()} value={states.min(u64::from(EXPLORE_MAX_STATES)).to_string()}
+                            aria-label="States explored, of the budget"></progress>
+                    }
+                    <span>{format!("{} · {} {}", plural(states, "state", "states"), plural(schedules, "schedule", "schedules"),
+                        if done { "(done)" } else { "so far…" })}</span>
+                </div>
+            }
+            if let ExploreStatus::Failed(message) = &ex.status {
+                <p class="bad" data-testid="explore-error" role="alert">{message.clone()}</p>
+            }
+            if let ExploreStatus::Done(result) = &ex.status {
+                { results(app, result, stale, ex.job) }
+            }
+        </section>
+    }
+}
+
+fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
+    let load = |token: &str| {
+        let (app, token) = (app.clone(), token.to_string());
+        Callback::from(move |_: MouseEvent| app.dispatch(Action::LoadSchedule(token.clone())))
+    };
+    let n = plural(r.schedules, "schedule", "schedules");
+    let head = if r.complete {
+        format!(
+            "Complete: explored {n} ({} distinct states) in {:.0} ms.",
+            thousands(r.states),
+            r.ms
+        )
+    } else {
+        let why = match r.stopped_by.as_deref() {
+            Some("max_states") => format!("the budget of {} states", thousands(r.max_states)),
+            Some("max_depth") => "the depth limit".into(),
+            Some(other) => other.to_string(),
+            None => "a limit".into(),
+        };
+        format!("Incomplete: stopped by {why}; the counts cover only the {n} explored.")
+    };
+    let expectations: Html = r
+        .expectations
+        .iter()
+        .map(|e| {
+            let violated = e.violations > 0;
+            html! {
+                <li class={if violated { "fails" } else { "holds" }} data-testid="explore-violation">
+                    if violated {
+                        <span class="verdict">{"✖ "}</span>
+                        {format!("{} of {} violate ", thousands(e.violations), n)}
+                        <code>{format!("expect {}", e.text)}</code>
+                        if let Some(c) = &e.counterexample {
+                            {" "}
+                            <button type="button" class="link" data-testid="load-counterexample" disabled={stale}
+                                title="Play this schedule in the timeline" onclick={load(c)}>
+                                {format!("show counterexample {}", token_label(c))}
+                            </button>
+                        }
+                    } else {
+                        <span class="verdict">{"✓ "}</span><code>{format!("expect {}", e.text)}</code>
+                        {format!(" holds in all {n}")}
+                    }
+                </li>
+            }
+        })
+        .collect();
+    let outcomes: Html = r
+        .outcomes
+        .iter()
+        .map(|o| {
+            html! {
+                <li data-testid="explore-outcome">
+                    <strong>{plural(o.count, "schedule", "schedules")}</strong>{": "}{o.summary.clone()}{" "}
+                    <button type="button" class="link" data-testid="load-outcome" disabled={stale}
+                        title="Play this schedule in the timeline" onclick={load(&o.example)}>
+                        {format!("e.g. {}", token_label(&o.example))}
+                    </button>
+                </li>
+            }
+        })
+        .collect();
+    html! {
+        <div class="explore-results" data-testid="explore-results" data-ms={format!("{:.3}", r.ms)} data-job={job.to_string()}
+            data-schedules={r.schedules.to_string()} data-complete={r.complete.to_string()}>
+            if stale {
+                <p class="stale-note" data-testid="explore-stale" role="status">
+                    {"⚠ Stale: the text or the seed changed since this exploration. Explore again to update."}
+                </p>
+            }
+            <p class={if r.complete { "" } else { "bad" }}>{head}</p>
+            if r.expectations.is_empty() { <p class="muted">{"This scenario has no expect lines."}</p> }
+            <ul class="explore-expectations">{expectations}</ul>
+            <h3>{format!("Outcomes ({})", r.outcomes.len())}</h3>
+            <ul class="explore-outcomes">{outcomes}</ul>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thousands;
+
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(200_000), "200,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}

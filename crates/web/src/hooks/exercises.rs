@@ -1,0 +1,85 @@
+//! The exercises' effects: the progress in localStorage (key [`PROGRESS_KEY`], versioned
+//! JSON: read once at start, anything unreadable counts as no progress, written whenever it
+//! changes), and the editor's locked lines (edits of a locked client are refused as typed).
+
+use crate::state::exercises::{
+    edit_blocked, locked_ranges, progress_to_json, ExerciseAction, PROGRESS_KEY,
+};
+use crate::state::{Action, AppState};
+use gloo_events::{EventListener, EventListenerOptions, EventListenerPhase};
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::HtmlTextAreaElement;
+use yew::prelude::*;
+
+/// While an exercise is open, refuses edits of its locked clients in the editor (a
+/// `beforeinput` listener; the textarea's selection says where the edit lands).
+#[hook]
+pub fn use_locked_lines(app: &UseReducerHandle<AppState>) {
+    let dispatcher = app.dispatcher();
+    let ranges = app
+        .exercises
+        .current
+        .as_ref()
+        .map(|s| locked_ranges(s, &app.source))
+        .unwrap_or_default();
+    use_effect_with(ranges, move |ranges| {
+        let ranges = ranges.clone();
+        let listener = (!ranges.is_empty())
+            .then(web_sys::window)
+            .flatten()
+            .and_then(|w| w.document())
+            .map(|doc| {
+                let options = EventListenerOptions {
+                    phase: EventListenerPhase::Capture,
+                    passive: false,
+                };
+                EventListener::new_with_options(&doc, "beforeinput", options, move |event| {
+                    let Some(area) = event
+                        .target()
+                        .and_then(|t| t.dyn_into::<HtmlTextAreaElement>().ok())
+                    else {
+                        return;
+                    };
+                    if area.get_attribute("data-testid").as_deref() != Some("editor") {
+                        return;
+                    }
+                    let start = area.selection_start().ok().flatten().unwrap_or(0);
+                    let end = area.selection_end().ok().flatten().unwrap_or(start);
+                    let kind = js_sys::Reflect::get(event, &JsValue::from_str("inputType"))
+                        .ok()
+                        .and_then(|v| v.as_string())
+                        .unwrap_or_default();
+                    if edit_blocked(&ranges, start, end, &kind) {
+                        event.prevent_default();
+                        dispatcher.dispatch(Action::Exercise(ExerciseAction::RefusedEdit));
+                    }
+                })
+            });
+        move || drop(listener)
+    });
+}
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok().flatten()
+}
+
+/// Restores the solved exercises, then saves them after each change.
+#[hook]
+pub fn use_exercise_progress(app: &UseReducerHandle<AppState>) {
+    let dispatcher = app.dispatcher();
+    use_effect_with((), move |_| {
+        let stored = storage().and_then(|s| s.get_item(PROGRESS_KEY).ok().flatten());
+        dispatcher.dispatch(Action::Exercise(ExerciseAction::Restore(stored)));
+    });
+    let restored = app.exercises.restored;
+    use_effect_with(
+        (app.exercises.solved.clone(), restored),
+        move |(solved, restored)| {
+            if *restored {
+                if let Some(s) = storage() {
+                    let _ = s.set_item(PROGRESS_KEY, &progress_to_json(solved));
+                }
+            }
+        },
+    );
+}
