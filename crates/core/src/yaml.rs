@@ -29,7 +29,7 @@ fn sorted(v: &Value) -> Vec<(&String, &Value)> {
         Value::Object(m) => m.iter().collect(),
         _ => Vec::new(),
     };
-    kv.sort_by(|a, b| a.0.cmp(b.0));
+    crate::sort::sort_by(&mut kv, |a, b| a.0.cmp(b.0));
     kv
 }
 
