@@ -22,6 +22,7 @@ pub mod explore;
 pub mod json;
 pub mod lang;
 pub mod lessons;
+pub mod numfmt;
 pub mod rng;
 pub mod run;
 pub mod schedule;
