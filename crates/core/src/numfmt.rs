@@ -217,7 +217,7 @@ mod tests {
         f64::MIN_POSITIVE,
         -7.25,
         1e15,
-        140349218985427.625,
+        140349218985427.63, // exactly …427.625: a tie between two shortest candidates
     ];
 
     #[test]
