@@ -29,7 +29,7 @@ fn sorted(v: &Value) -> Vec<(&String, &Value)> {
         Value::Object(m) => m.iter().collect(),
         _ => Vec::new(),
     };
-    kv.sort_by(|a, b| a.0.cmp(b.0));
+    crate::sort::sort_by(&mut kv, |a, b| a.0.cmp(b.0));
     kv
 }
 
@@ -149,13 +149,33 @@ fn needs_quotes(s: &str) -> bool {
     if numberish && s.chars().any(|c| c.is_ascii_digit()) {
         return true;
     }
-    s.parse::<f64>().is_ok()
+    // What else `str::parse::<f64>` accepts: the words below (any case, optional sign). Written
+    // out rather than calling the parser, whose tables cost ~10 kB of wasm (docs/size.md).
+    let word = s.strip_prefix(['+', '-']).unwrap_or(s);
+    ["inf", "infinity", "nan"]
+        .iter()
+        .any(|w| word.eq_ignore_ascii_case(w))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Every string `str::parse::<f64>` accepts is quoted (it would read back as a number).
+    #[test]
+    fn float_looking_strings_are_quoted() {
+        for s in ["inf", "-Infinity", "+NaN", "1.5", ".5", "1e9", "-0"] {
+            assert!(needs_quotes(s), "{s}");
+        }
+        proptest::proptest!(proptest::prelude::ProptestConfig::with_cases(256), |(
+            s in "[-+.0-9eEinfatyINFATY_ x]{1,9}",
+        )| {
+            if s.parse::<f64>().is_ok() {
+                proptest::prop_assert!(needs_quotes(&s), "{}", s);
+            }
+        });
+    }
 
     #[test]
     fn prints_like_kubectl() {

@@ -557,7 +557,9 @@ impl ExploreReport {
             })
             .collect();
         // Most frequent first; ties in the order of their keys (deterministic).
-        outcomes.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)));
+        crate::sort::sort_by(&mut outcomes, |a, b| {
+            b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key))
+        });
         ExploreReport {
             schedules: r.schedules,
             states: r.states,

@@ -80,6 +80,6 @@ pub fn highlight(src: &str) -> Vec<(Span, TokenClass)> {
             .filter(|s| s.end > s.start)
             .map(|s| (*s, TokenClass::Comment)),
     );
-    out.sort_by_key(|(s, _)| s.start);
+    crate::sort::sort_by_key(&mut out, |(s, _)| s.start);
     out
 }

@@ -883,12 +883,123 @@ fn duration_nanos(text: &str, per: u64) -> Option<u64> {
     if text.bytes().all(|b| b.is_ascii_digit()) {
         return text.parse::<u64>().ok()?.checked_mul(per);
     }
-    let v: f64 = text.parse().ok()?;
+    let v = decimal_f64(text)?;
     let n = v * per as f64;
     if !n.is_finite() || n < 0.0 || n > MAX_DURATION_NANOS as f64 {
         return None;
     }
     Some(n.round() as u64)
+}
+
+/// The `f64` nearest to `text` (`digits [. digits] [(e|E) [+-] digits]`, as the lexer scans a
+/// number), without `f64::from_str`: its correctly-rounded parser carries a ~10 kB table of
+/// powers of five that would be most of its cost in the wasm download (docs/size.md).
+///
+/// Whenever the significant digits fit in 2^53 and the power of ten is at most 10^22 in
+/// magnitude (every duration anyone writes), this is exactly `text.parse::<f64>()`: both operands
+/// are exact in `f64` and one IEEE multiplication or division rounds correctly, the same fast
+/// path the standard library takes. Longer mantissas or larger exponents fall back to a
+/// multiplication by `10^e` that can differ from the correctly rounded value by an ulp or so,
+/// which moves a duration by at most a nanosecond.
+fn decimal_f64(text: &str) -> Option<f64> {
+    let (mantissa_text, exp_text) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], Some(&text[i + 1..])),
+        None => (text, None),
+    };
+    let (int_part, frac_part) = match mantissa_text.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (mantissa_text, ""),
+    };
+    if int_part.is_empty() && frac_part.is_empty() {
+        return None;
+    }
+    let mut mantissa: u64 = 0;
+    let mut exp10: i64 = 0;
+    // Zeros after the last nonzero digit seen so far: folded in only when a nonzero digit
+    // follows, so trailing zeros never make a mantissa "long".
+    let mut pending_zeros: i64 = 0;
+    let mut exact = true;
+    for (b, in_fraction) in int_part
+        .bytes()
+        .map(|b| (b, false))
+        .chain(frac_part.bytes().map(|b| (b, true)))
+    {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        if in_fraction {
+            exp10 -= 1;
+        }
+        let d = u64::from(b - b'0');
+        if d == 0 {
+            pending_zeros += 1;
+            continue;
+        }
+        let scaled = (0..pending_zeros)
+            .try_fold(mantissa, |m, _| m.checked_mul(10))
+            .and_then(|m| m.checked_mul(10))
+            .and_then(|m| m.checked_add(d));
+        match scaled {
+            Some(m) if exact => {
+                mantissa = m;
+                pending_zeros = 0;
+            }
+            // Out of precision: drop this digit and the rest, keeping their magnitude.
+            _ => {
+                exact = false;
+                exp10 += pending_zeros + 1;
+                pending_zeros = 0;
+            }
+        }
+    }
+    exp10 += pending_zeros;
+    if let Some(exp_text) = exp_text {
+        let (negative, digits) = match exp_text.as_bytes().first() {
+            Some(b'-') => (true, &exp_text[1..]),
+            Some(b'+') => (false, &exp_text[1..]),
+            _ => (false, exp_text),
+        };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        // Saturate: anything past 10^±100000 is 0 or infinity either way.
+        let e = digits
+            .bytes()
+            .fold(0i64, |e, b| (e * 10 + i64::from(b - b'0')).min(100_000));
+        exp10 += if negative { -e } else { e };
+    }
+    if mantissa == 0 {
+        return Some(0.0);
+    }
+    const POW10: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ];
+    const MAX_EXACT: u64 = 1 << 53;
+    if exact && mantissa <= MAX_EXACT {
+        if (0..=22).contains(&exp10) {
+            return Some(mantissa as f64 * POW10[exp10 as usize]);
+        }
+        if (-22..0).contains(&exp10) {
+            return Some(mantissa as f64 / POW10[(-exp10) as usize]);
+        }
+        // "Disguised" fast path: move surplus powers of ten into the (still exact) mantissa.
+        if (23..=22 + 15).contains(&exp10) {
+            let shifted = mantissa.checked_mul(10u64.pow((exp10 - 22) as u32));
+            if let Some(m) = shifted.filter(|&m| m <= MAX_EXACT) {
+                return Some(m as f64 * POW10[22]);
+            }
+        }
+    }
+    let e = exp10.clamp(-400, 400) as i32;
+    let v = mantissa as f64;
+    Some(if e >= 0 {
+        v * 10f64.powi(e)
+    } else if e >= -300 {
+        v / 10f64.powi(-e)
+    } else {
+        v / 1e300 / 10f64.powi(-e - 300)
+    })
 }
 
 /// The text of a triple-quoted string: the first line break after the opening quotes and a
@@ -927,6 +1038,80 @@ mod tests {
 
     fn kinds(src: &str) -> Vec<Tok> {
         lex(src).tokens.into_iter().map(|t| t.tok).collect()
+    }
+
+    /// Up to 15 significant digits and a power of ten within ±22 (the exact region).
+    #[test]
+    fn decimal_f64_matches_std_on_short_numbers() {
+        for text in [
+            "0",
+            "1",
+            "1.5",
+            "0.1",
+            "0.15",
+            "2.675",
+            "1e3",
+            "1E-3",
+            "1.5e+2",
+            "0.000001",
+            "10.0",
+            "1.50000000000000000000000",
+            "000123.4500",
+            "9007199254740992",
+            "1e22",
+            "1e23",
+            "123e30",
+            "4.35",
+            "0.3e-5",
+            "1.",
+            ".5",
+            "99999.99999",
+        ] {
+            assert_eq!(decimal_f64(text), text.parse::<f64>().ok(), "{text}");
+        }
+        for bad in ["", ".", "e5", "1e", "1e+", "1x", "-1"] {
+            assert_eq!(decimal_f64(bad), None, "{bad}");
+        }
+        proptest::proptest!(proptest::prelude::ProptestConfig::with_cases(256), |(
+            int in "[0-9]{0,8}",
+            frac in "[0-9]{0,7}",
+            exp in proptest::option::of(-15i32..=22),
+        )| {
+            let mut text = format!("{int}.{frac}");
+            if int.is_empty() && frac.is_empty() {
+                text = "0".to_string();
+            }
+            if let Some(e) = exp {
+                text.push_str(&format!("e{e}"));
+            }
+            proptest::prop_assert_eq!(decimal_f64(&text), text.parse::<f64>().ok(), "{}", text);
+        });
+    }
+
+    #[test]
+    fn decimal_f64_stays_close_on_long_numbers() {
+        for text in [
+            "3.14159265358979323846264338327950288",
+            "123456789012345678901234567890",
+            "1e-400",
+            "1e400",
+            "0.0000000000000000000000000001",
+            "12345678901234567e-30",
+        ] {
+            let (ours, std) = (decimal_f64(text).unwrap(), text.parse::<f64>().unwrap());
+            assert!(
+                ours == std || ((ours - std) / std).abs() < 1e-15,
+                "{text}: {ours} vs {std}"
+            );
+        }
+    }
+
+    #[test]
+    fn fractional_durations() {
+        assert_eq!(duration_nanos("1.5", 1_000_000_000), Some(1_500_000_000));
+        assert_eq!(duration_nanos("0.1", 1_000), Some(100));
+        assert_eq!(duration_nanos("2.5e-1", 1_000_000), Some(250_000));
+        assert_eq!(duration_nanos("1e30", 1), None);
     }
 
     #[test]

@@ -71,7 +71,7 @@ pub fn parse(src: &str) -> Parsed {
         ..
     } = p;
     check::check(src, &scenario, &drafts, &mut diags);
-    diags.sort_by_key(|d| (d.span.start, d.span.end));
+    crate::sort::sort_by_key(&mut diags, |d| (d.span.start, d.span.end));
     diags.dedup();
     if diags.len() > MAX_DIAGNOSTICS {
         let last = diags[MAX_DIAGNOSTICS - 1].span;

@@ -588,7 +588,7 @@ pub(crate) fn created_by_apply(
 
 fn conflict_error(mut conflicts: Vec<(String, String, String)>) -> Response {
     // Managers sorted by identifier; paths in set order within a manager (stable sort).
-    conflicts.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::sort::sort_by(&mut conflicts, |a, b| a.0.cmp(&b.0));
     let causes = conflicts
         .iter()
         .map(|(_, printed, path)| {
@@ -656,7 +656,7 @@ pub(crate) fn fields_v1(set: &FieldSet) -> Value {
 /// apiVersion).
 pub(crate) fn render(managers: &[Manager]) -> Value {
     let mut ms: Vec<&Manager> = managers.iter().collect();
-    ms.sort_by(|a, b| {
+    crate::sort::sort_by(&mut ms, |a, b| {
         (a.operation.as_str(), &a.time, &a.name, &a.api_version).cmp(&(
             b.operation.as_str(),
             &b.time,

@@ -126,7 +126,7 @@ fn sorted(v: &Value) -> Value {
     match v {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            crate::sort::sort(&mut keys);
             Value::Object(
                 keys.into_iter()
                     .map(|k| (k.clone(), m[k].clone()))
@@ -141,7 +141,7 @@ fn sorted_deep(v: &Value) -> Value {
     match v {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            crate::sort::sort(&mut keys);
             Value::Object(
                 keys.into_iter()
                     .map(|k| (k.clone(), sorted_deep(&m[k])))

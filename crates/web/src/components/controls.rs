@@ -139,5 +139,8 @@ pub fn controls(props: &ControlsProps) -> Html {
 }
 
 fn speed_label(ms: u32) -> String {
-    format!("{:.2} s/step", f64::from(ms) / 1000.0)
+    format!(
+        "{} s/step",
+        rvlab_core::numfmt::fixed(f64::from(ms) / 1000.0, 2)
+    )
 }
