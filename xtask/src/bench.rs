@@ -26,6 +26,7 @@ pub fn bench(args: &[String]) -> Result<()> {
             kb(BUDGET)
         );
     }
+    explorer_throughput()?;
     run(cmd(
         "cargo",
         &[
@@ -123,6 +124,50 @@ fn print_sizes(sizes: &[Size]) {
         100.0 * gz as f64 / BUDGET as f64,
         100.0 * gz as f64 / AIM as f64
     );
+}
+
+/// The explorer on the benchmark scenarios, natively and in wasm32 under Node (Chromium's V8),
+/// same release profile as the page, in the same run: schedules/s and states/s, and the ratio.
+fn explorer_throughput() -> Result<()> {
+    let (native, wasm) = crate::example_native_and_wasm("explore_bench", true)?;
+    println!(
+        "\nexplorer throughput (complete explorations, median of 7 runs each; release profile):"
+    );
+    println!(
+        "  {:<12} {:>10} {:>7} {:>10} {:>10} {:>12} {:>12} {:>11} {:>11} {:>7}",
+        "scenario",
+        "schedules",
+        "states",
+        "native ms",
+        "wasm ms",
+        "native sch/s",
+        "wasm sch/s",
+        "native st/s",
+        "wasm st/s",
+        "wasm/n"
+    );
+    for (n, w) in native.lines().zip(wasm.lines()) {
+        let nf: Vec<&str> = n.split_whitespace().collect();
+        let wf: Vec<&str> = w.split_whitespace().collect();
+        match (nf.as_slice(), wf.as_slice()) {
+            ([name, sched, states, nms], [_, _, _, wms]) => {
+                let states_n: f64 = states.parse().unwrap_or(0.0);
+                let sched_n: f64 = sched.parse().unwrap_or(0.0);
+                let nms: f64 = nms.parse().unwrap_or(f64::NAN);
+                let wms: f64 = wms.parse().unwrap_or(f64::NAN);
+                println!(
+                    "  {name:<12} {sched:>10} {states:>7} {nms:>10.2} {wms:>10.2} {:>12.0} {:>12.0} {:>11.0} {:>11.0} {:>6.2}x",
+                    sched_n / nms * 1000.0,
+                    sched_n / wms * 1000.0,
+                    states_n / nms * 1000.0,
+                    states_n / wms * 1000.0,
+                    wms / nms
+                );
+            }
+            _ => bail!("unexpected explorer bench output:\n{n}\n{w}"),
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

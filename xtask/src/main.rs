@@ -240,17 +240,25 @@ fn forbidden_crates(tree: &str) -> Vec<String> {
 
 /// Compares the determinism report of the core natively and in wasm32 under Node.
 fn determinism() -> Result<()> {
-    let native = run_capture(cmd(
-        "cargo",
-        &[
-            "run",
-            "--quiet",
-            "-p",
-            "rvlab-web",
-            "--example",
-            "determinism",
-        ],
-    ))?;
+    let (native, wasm) = example_native_and_wasm("determinism", false)?;
+    compare_reports(&native, &wasm)?;
+    println!(
+        "native and wasm32 agree: {} lines, digest {:016x}",
+        native.lines().count(),
+        fnv1a(native.as_bytes())
+    );
+    Ok(())
+}
+
+/// Runs an example of `rvlab-web` natively (in release when `release`) and as wasm32 (always
+/// release, bound with `wasm-bindgen --target nodejs` and run by `node`), returning both
+/// outputs.
+pub fn example_native_and_wasm(name: &str, release: bool) -> Result<(String, String)> {
+    let mut native_args = vec!["run", "--quiet", "-p", "rvlab-web", "--example", name];
+    if release {
+        native_args.push("--release");
+    }
+    let native = run_capture(cmd("cargo", &native_args))?;
     run(cmd(
         "cargo",
         &[
@@ -259,31 +267,20 @@ fn determinism() -> Result<()> {
             "-p",
             "rvlab-web",
             "--example",
-            "determinism",
+            name,
             "--release",
             "--target",
             "wasm32-unknown-unknown",
         ],
     ))?;
-    let out_dir = "target/determinism-node";
+    let out_dir = format!("target/{name}-node");
+    let wasm_file = format!("target/wasm32-unknown-unknown/release/examples/{name}.wasm");
     run(install::with_tools(cmd(
         "wasm-bindgen",
-        &[
-            "--target",
-            "nodejs",
-            "--out-dir",
-            out_dir,
-            "target/wasm32-unknown-unknown/release/examples/determinism.wasm",
-        ],
+        &["--target", "nodejs", "--out-dir", &out_dir, &wasm_file],
     )))?;
-    let wasm = run_capture(cmd("node", &[&format!("{out_dir}/determinism.js")]))?;
-    compare_reports(&native, &wasm)?;
-    println!(
-        "native and wasm32 agree: {} lines, digest {:016x}",
-        native.lines().count(),
-        fnv1a(native.as_bytes())
-    );
-    Ok(())
+    let wasm = run_capture(cmd("node", &[&format!("{out_dir}/{name}.js")]))?;
+    Ok((native, wasm))
 }
 
 /// Ok when both reports are equal and not empty; otherwise names the first differing line.
