@@ -1,45 +1,6 @@
 //! `rvlab exercises` and `rvlab grade`, run as a teacher runs them.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn rvlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rvlab"))
-        .args(args)
-        .output()
-        .expect("run rvlab")
-}
-
-fn rvlab_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rvlab"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn rvlab");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("wait rvlab")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("rvlab-ex-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
+use super::support::*;
 
 #[test]
 fn exercises_lists_id_kind_and_title_in_course_order() {
@@ -60,7 +21,7 @@ fn exercises_lists_id_kind_and_title_in_course_order() {
 
 #[test]
 fn export_writes_starting_texts_and_solutions_that_grade_as_expected() {
-    let dir = temp_dir("export");
+    let dir = temp_dir("ex-export");
     let d = dir.to_str().expect("utf-8 path");
     let o = rvlab(&["exercises", "--export", d]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -135,7 +96,7 @@ fn grade_reads_a_token_from_stdin_and_explains_with_verbose() {
 
 #[test]
 fn grade_names_a_changed_locked_client() {
-    let dir = temp_dir("locked");
+    let dir = temp_dir("ex-locked");
     let b = rvlab_core::exercises::builtin("retry-reread").expect("exists");
     let cheat = b
         .solution
@@ -177,7 +138,7 @@ fn grade_usage_errors_exit_2() {
 
 #[test]
 fn grade_reports_an_invalid_exercise_file_with_diagnostics() {
-    let dir = temp_dir("invalid");
+    let dir = temp_dir("ex-invalid");
     let path = dir.join("ex.rvl");
     std::fs::write(
         &path,

@@ -1,21 +1,6 @@
 //! `rvlab explore`, run as a user runs it.
 
-use std::process::{Command, Output};
-
-fn rvlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rvlab"))
-        .args(args)
-        .output()
-        .expect("run rvlab")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    serde_json::from_slice(&o.stdout).expect("JSON on stdout")
-}
+use super::support::*;
 
 #[test]
 fn help_and_usage_errors() {

@@ -1,0 +1,10 @@
+//! The one integration-test binary of the `rvlab` command line.
+
+mod support;
+
+// check, run, lessons: the narrated run, JSON traces, exit codes, stdin.
+mod run;
+// exercises and grade, as a teacher uses them.
+mod exercises;
+// explore: counts, exit codes, replay of counterexamples with `run`.
+mod explore;
