@@ -28,22 +28,11 @@ pub fn main(argv: &[String]) -> u8 {
         eprintln!("error: check takes exactly one FILE\n\n{HELP}");
         return EXIT_USAGE;
     };
-    let src = match input::load(file) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_FAILED;
-        }
+    let parsed = match input::parse_file(file) {
+        Ok(p) => p,
+        Err(code) => return code,
     };
-    let shown = if file == "-" {
-        "<stdin>"
-    } else {
-        file.as_str()
-    };
-    let parsed = rvlab_core::lang::parse(&src);
-    for d in &parsed.diagnostics {
-        eprintln!("{}", d.render(shown, &src));
-    }
+    let shown = input::display_name(file);
     if parsed.has_errors() {
         let n = parsed.diagnostics.iter().filter(|d| d.is_error()).count();
         eprintln!("{shown}: {n} error(s)");

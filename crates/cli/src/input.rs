@@ -24,3 +24,36 @@ pub fn load(file: &str) -> Result<String, String> {
     }
     std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))
 }
+
+/// How `file` is named in diagnostics (`<stdin>` for `-`).
+pub fn display_name(file: &str) -> &str {
+    if file == "-" {
+        "<stdin>"
+    } else {
+        file
+    }
+}
+
+/// Loads and parses `file`, printing every diagnostic to standard error as
+/// `FILE:LINE:COL: …`. `Err` carries the exit code after saying why (an unreadable file).
+pub fn parse_file(file: &str) -> Result<rvlab_core::lang::Parsed, u8> {
+    let src = load(file).map_err(|e| {
+        eprintln!("error: {e}");
+        crate::EXIT_FAILED
+    })?;
+    let parsed = rvlab_core::lang::parse(&src);
+    for d in &parsed.diagnostics {
+        eprintln!("{}", d.render(display_name(file), &src));
+    }
+    Ok(parsed)
+}
+
+/// [`parse_file`] for the commands that need a scenario to run: a file with errors is exit 1.
+pub fn scenario(file: &str) -> Result<rvlab_core::lang::ast::Scenario, u8> {
+    let parsed = parse_file(file)?;
+    let has_errors = parsed.has_errors();
+    parsed.scenario.filter(|_| !has_errors).ok_or_else(|| {
+        eprintln!("{}: the scenario has errors", display_name(file));
+        crate::EXIT_FAILED
+    })
+}

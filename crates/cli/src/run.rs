@@ -45,26 +45,9 @@ pub fn main(argv: &[String]) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let src = match input::load(file) {
+    let scenario = match input::scenario(file) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_FAILED;
-        }
-    };
-    let shown = if file == "-" {
-        "<stdin>"
-    } else {
-        file.as_str()
-    };
-    let parsed = rvlab_core::lang::parse(&src);
-    for d in &parsed.diagnostics {
-        eprintln!("{}", d.render(shown, &src));
-    }
-    let has_errors = parsed.has_errors();
-    let Some(scenario) = parsed.scenario.filter(|_| !has_errors) else {
-        eprintln!("{shown}: the scenario has errors");
-        return EXIT_FAILED;
+        Err(code) => return code,
     };
     let token = args.value("--schedule");
     let run = match Run::new(&scenario, seed, token) {
