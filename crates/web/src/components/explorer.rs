@@ -96,9 +96,9 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
     let n = plural(r.schedules, "schedule", "schedules");
     let head = if r.complete {
         format!(
-            "Complete: explored {n} ({} distinct states) in {:.0} ms.",
+            "Complete: explored {n} ({} distinct states) in {} ms.",
             thousands(r.states),
-            r.ms
+            rvlab_core::numfmt::fixed(r.ms, 0)
         )
     } else {
         let why = match r.stopped_by.as_deref() {
@@ -151,7 +151,7 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
         })
         .collect();
     html! {
-        <div class="explore-results" data-testid="explore-results" data-ms={format!("{:.3}", r.ms)} data-job={job.to_string()}
+        <div class="explore-results" data-testid="explore-results" data-ms={rvlab_core::numfmt::fixed(r.ms, 3)} data-job={job.to_string()}
             data-schedules={r.schedules.to_string()} data-complete={r.complete.to_string()}>
             if stale {
                 <p class="stale-note" data-testid="explore-stale" role="status">
