@@ -8,7 +8,7 @@ use crate::state::explore::{ExploreAction, ExploreResult, ExploreStatus, EXPLORE
 use crate::state::Action;
 use yew::prelude::*;
 
-/// Props of [`Explorer`].
+/// Props of [`explorer`].
 #[derive(Properties, PartialEq)]
 pub struct ExplorerProps {
     pub app: AppHandle,
@@ -40,7 +40,6 @@ fn token_label(token: &str) -> String {
 }
 
 /// The explorer panel.
-#[function_component(Explorer)]
 pub fn explorer(props: &ExplorerProps) -> Html {
     let app = &props.app;
     let ex = &app.explore;
