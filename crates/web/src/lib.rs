@@ -19,7 +19,7 @@ pub mod state;
 pub mod worker;
 
 use components::controls::{controls, ControlsProps};
-use components::editor::{Diagnostics, Editor};
+use components::editor::{diagnostics, DiagnosticsProps, Editor};
 use components::exercises::{exercises, view_tabs, ExercisesProps};
 use components::explorer::{explorer, ExplorerProps};
 use components::inspector::{inspector, InspectorProps};
@@ -87,8 +87,13 @@ pub fn app() -> Html {
                 <h2>{"Scenario"}</h2>
                 <Editor dispatch={app.dispatcher()} source={source.clone()}
                     diagnostics={app.diagnostics.clone()} textarea={textarea.clone()} />
-                <Diagnostics {source} diagnostics={app.diagnostics.clone()}
-                    run_error={app.run_error.clone().map(AttrValue::from)} dirty={app.dirty} {textarea} />
+                {diagnostics(&DiagnosticsProps {
+                    source,
+                    diagnostics: app.diagnostics.clone(),
+                    run_error: app.run_error.clone().map(AttrValue::from),
+                    dirty: app.dirty,
+                    textarea,
+                })}
             </section>
     };
     if flags.embed {
