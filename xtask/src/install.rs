@@ -10,6 +10,9 @@ use std::process::Command;
 pub const TRUNK_VERSION: &str = "0.21.14";
 /// The npm `binaryen` major version that provides wasm-opt (Debian's 108 is too old).
 pub const BINARYEN_VERSION: &str = "132";
+/// The npm `terser` version that minifies wasm-bindgen's JS glue in release builds (trunk's
+/// own minifier cannot parse it; Trunk.toml's post-build hook runs this one).
+pub const TERSER_VERSION: &str = "5.51.4";
 /// Where the browser and its driver come from (Debian's `chromium` and `chromium-driver`).
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 /// See [`CHROMIUM`].
@@ -62,6 +65,7 @@ pub fn install() -> Result<()> {
     trunk()?;
     wasm_bindgen()?;
     wasm_opt()?;
+    terser()?;
     chromium()?;
     Ok(())
 }
@@ -158,6 +162,40 @@ fn wasm_opt() -> Result<()> {
     match probe(cmd(&local.to_string_lossy(), &["--version"])) {
         Some(found) if found.contains(&want) => Ok(()),
         other => bail!("wasm-opt still not right after npm install: {other:?}"),
+    }
+}
+
+fn terser() -> Result<()> {
+    let local = tools_bin().join("terser");
+    let want = format!("terser {TERSER_VERSION}");
+    if let Some(found) = probe(cmd(&local.to_string_lossy(), &["--version"])) {
+        if found.contains(&want) {
+            ok("terser", &found);
+            return Ok(());
+        }
+        doing("terser", &format!("found `{found}`, want `{want}`"));
+    }
+    if probe(cmd("npm", &["--version"])).is_none() {
+        apt_install(&["nodejs", "npm"])?;
+    }
+    doing(
+        "terser",
+        &format!("npm install terser@{TERSER_VERSION} into .tools/"),
+    );
+    run(cmd(
+        "npm",
+        &[
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+            ".tools",
+            &format!("terser@{TERSER_VERSION}"),
+        ],
+    ))?;
+    match probe(cmd(&local.to_string_lossy(), &["--version"])) {
+        Some(found) if found.contains(&want) => Ok(()),
+        other => bail!("terser still not right after npm install: {other:?}"),
     }
 }
 

@@ -18,13 +18,13 @@ pub mod link;
 pub mod state;
 pub mod worker;
 
-use components::controls::Controls;
-use components::editor::{Diagnostics, Editor};
-use components::exercises::{Exercises, ViewTabs};
-use components::explorer::Explorer;
-use components::inspector::Inspector;
-use components::panels::{Expectations, LessonPicker, Narration};
-use components::share::{HelpOverlay, LiveNarration, Notice, ShareBar, TimelineTable};
+use components::controls::{controls, ControlsProps};
+use components::editor::{diagnostics, DiagnosticsProps, Editor};
+use components::exercises::{exercises, view_tabs, ExercisesProps};
+use components::explorer::{explorer, ExplorerProps};
+use components::inspector::{inspector, InspectorProps};
+use components::panels::{expectations, narration, LessonPicker, PanelProps};
+use components::share::{live_narration, notice, HelpOverlay, ShareBar, TimelineTable};
 use components::timeline::{history_line, ShownRef, Timeline};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -78,13 +78,22 @@ pub fn app() -> Html {
     let help = app
         .help_open
         .then(|| html! { <HelpOverlay dispatch={app.dispatcher()} /> });
+    // The panels that keep no state of their own are plain functions rather than components:
+    // they re-render with the app state anyway, and each component costs ~1 kB of wasm
+    // (docs/size.md).
+    let panel = PanelProps { app: app.clone() };
     let editor = html! {
             <section class="panel editor" aria-label="Scenario editor">
                 <h2>{"Scenario"}</h2>
                 <Editor dispatch={app.dispatcher()} source={source.clone()}
                     diagnostics={app.diagnostics.clone()} textarea={textarea.clone()} />
-                <Diagnostics {source} diagnostics={app.diagnostics.clone()}
-                    run_error={app.run_error.clone().map(AttrValue::from)} dirty={app.dirty} {textarea} />
+                {diagnostics(&DiagnosticsProps {
+                    source,
+                    diagnostics: app.diagnostics.clone(),
+                    run_error: app.run_error.clone().map(AttrValue::from),
+                    dirty: app.dirty,
+                    textarea,
+                })}
             </section>
     };
     if flags.embed {
@@ -97,18 +106,18 @@ pub fn app() -> Html {
             .unwrap_or_else(|_| hooks::page_url());
         return html! {
             <main class="app embed" data-testid="app" ref={main_ref}>
-                <Notice app={app.clone()} />
+                {notice(&panel)}
                 if let Some(t) = title { <h1 class="embed-title" data-testid="scenario-title">{t}</h1> }
                 <div class="play">
-                    <Controls app={app.clone()} world={world.clone()} />
-                    <Narration app={app.clone()} />
+                    {controls(&ControlsProps { app: app.clone(), world: world.clone() })}
+                    {narration(&panel)}
                     {timeline}
                 </div>
                 if flags.editor { {editor} }
                 <p class="embed-foot muted">
                     <a href={full} target="_blank" rel="noopener" data-testid="open-full">{"Open in rvlab ↗"}</a>
                 </p>
-                <LiveNarration app={app.clone()} />
+                {live_narration(&panel)}
                 {help}
             </main>
         };
@@ -117,22 +126,22 @@ pub fn app() -> Html {
         <main class="app" data-testid="app" ref={main_ref}>
             <header class="topbar">
                 <h1>{"rvlab"}<span class="tagline">{" resourceVersion, 409 Conflict and retries, step by step"}</span></h1>
-                <ViewTabs app={app.clone()} />
+                {view_tabs(&ExercisesProps { app: app.clone() })}
                 if !app.exercises.open { <LessonPicker app={app.clone()} /> }
                 <ShareBar app={app.clone()} {flags} />
-                <div class="notices"><Notice app={app.clone()} /></div>
+                <div class="notices">{notice(&panel)}</div>
             </header>
             {editor}
             <div class="play">
-                if app.exercises.open { <Exercises app={app.clone()} /> }
-                <Controls app={app.clone()} world={world.clone()} />
-                <Narration app={app.clone()} />
+                if app.exercises.open { {exercises(&ExercisesProps { app: app.clone() })} }
+                {controls(&ControlsProps { app: app.clone(), world: world.clone() })}
+                {narration(&panel)}
                 {timeline}
-                <Explorer app={app.clone()} />
+                {explorer(&ExplorerProps { app: app.clone() })}
             </div>
-            <Inspector app={app.clone()} world={world} />
-            <Expectations app={app.clone()} />
-            <LiveNarration app={app.clone()} />
+            {inspector(&InspectorProps { app: app.clone(), world })}
+            {expectations(&panel)}
+            {live_narration(&panel)}
             {help}
         </main>
     }

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-/// Props of [`Controls`].
+/// Props of [`controls`].
 #[derive(Properties, PartialEq)]
 pub struct ControlsProps {
     pub app: AppHandle,
@@ -34,7 +34,6 @@ fn button(
 }
 
 /// The controls.
-#[function_component(Controls)]
 pub fn controls(props: &ControlsProps) -> Html {
     let app = &props.app;
     let (cursor, len) = (app.cursor, app.len());

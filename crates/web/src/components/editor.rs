@@ -18,7 +18,7 @@ pub struct EditorProps {
     pub textarea: NodeRef,
 }
 
-/// Props of [`Diagnostics`].
+/// Props of [`diagnostics`].
 #[derive(Properties, PartialEq)]
 pub struct DiagnosticsProps {
     pub source: AttrValue,
@@ -127,8 +127,7 @@ fn select(textarea: &NodeRef, src: &str, start: usize, end: usize) {
     let _ = area.set_selection_range(utf16(start), utf16(end.max(start)));
 }
 
-/// The diagnostics list.
-#[function_component(Diagnostics)]
+/// The diagnostics list (a plain function: it is cheap and its text changes with each edit).
 pub fn diagnostics(props: &DiagnosticsProps) -> Html {
     let items: Html = props
         .diagnostics

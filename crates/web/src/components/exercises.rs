@@ -27,7 +27,6 @@ fn kind_label(goal: &Goal) -> &'static str {
 }
 
 /// Lessons / Exercises, as two tabs.
-#[function_component(ViewTabs)]
 pub fn view_tabs(props: &ExercisesProps) -> Html {
     let app = &props.app;
     let open = app.exercises.open;
@@ -44,7 +43,6 @@ pub fn view_tabs(props: &ExercisesProps) -> Html {
 }
 
 /// The course list and the open exercise.
-#[function_component(Exercises)]
 pub fn exercises(props: &ExercisesProps) -> Html {
     let app = &props.app;
     let current = app.exercises.current.as_ref();

@@ -8,7 +8,7 @@ use crate::state::explore::{ExploreAction, ExploreResult, ExploreStatus, EXPLORE
 use crate::state::Action;
 use yew::prelude::*;
 
-/// Props of [`Explorer`].
+/// Props of [`explorer`].
 #[derive(Properties, PartialEq)]
 pub struct ExplorerProps {
     pub app: AppHandle,
@@ -40,7 +40,6 @@ fn token_label(token: &str) -> String {
 }
 
 /// The explorer panel.
-#[function_component(Explorer)]
 pub fn explorer(props: &ExplorerProps) -> Html {
     let app = &props.app;
     let ex = &app.explore;
@@ -96,9 +95,9 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
     let n = plural(r.schedules, "schedule", "schedules");
     let head = if r.complete {
         format!(
-            "Complete: explored {n} ({} distinct states) in {:.0} ms.",
+            "Complete: explored {n} ({} distinct states) in {} ms.",
             thousands(r.states),
-            r.ms
+            rvlab_core::numfmt::fixed(r.ms, 0)
         )
     } else {
         let why = match r.stopped_by.as_deref() {
@@ -151,7 +150,7 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
         })
         .collect();
     html! {
-        <div class="explore-results" data-testid="explore-results" data-ms={format!("{:.3}", r.ms)} data-job={job.to_string()}
+        <div class="explore-results" data-testid="explore-results" data-ms={rvlab_core::numfmt::fixed(r.ms, 3)} data-job={job.to_string()}
             data-schedules={r.schedules.to_string()} data-complete={r.complete.to_string()}>
             if stale {
                 <p class="stale-note" data-testid="explore-stale" role="status">

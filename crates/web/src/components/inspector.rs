@@ -6,7 +6,7 @@ use rvlab_core::view::WorldView;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// Props of [`Inspector`].
+/// Props of [`inspector`].
 #[derive(Properties, PartialEq)]
 pub struct InspectorProps {
     pub app: AppHandle,
@@ -14,7 +14,6 @@ pub struct InspectorProps {
 }
 
 /// The inspector.
-#[function_component(Inspector)]
 pub fn inspector(props: &InspectorProps) -> Html {
     let world = &props.world;
     let objects: Html = world

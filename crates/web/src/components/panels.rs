@@ -54,7 +54,6 @@ pub fn lesson_picker(props: &PanelProps) -> Html {
 }
 
 /// The narration of the current step.
-#[function_component(Narration)]
 pub fn narration(props: &PanelProps) -> Html {
     let app = &props.app;
     let body = match app.current_step() {
@@ -83,7 +82,6 @@ pub fn narration(props: &PanelProps) -> Html {
 }
 
 /// The expectations, checked on the run's final world.
-#[function_component(Expectations)]
 pub fn expectations(props: &PanelProps) -> Html {
     let app = &props.app;
     let Some(shown) = &app.shown else {

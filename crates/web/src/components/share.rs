@@ -140,7 +140,6 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
 }
 
 /// The notice (a broken link, unreadable saved work), with a dismiss button.
-#[function_component(Notice)]
 pub fn notice(props: &super::panels::PanelProps) -> Html {
     let app = &props.app;
     let Some(text) = app.notice.clone() else {
@@ -326,7 +325,6 @@ pub fn timeline_table(props: &TableProps) -> Html {
 }
 
 /// A visually hidden live region that announces the current step's narration.
-#[function_component(LiveNarration)]
 pub fn live_narration(props: &super::panels::PanelProps) -> Html {
     let app = &props.app;
     let text = match app.current_step() {

@@ -266,8 +266,7 @@ impl AppState {
                 let id = session.id;
                 if verdict.pass && !self.is_solved(id) {
                     self.exercises.solved.push(id.to_string());
-                    let order = |s: &String| EXERCISES.iter().position(|e| e.id == s);
-                    self.exercises.solved.sort_by_key(order);
+                    sort_solved(&mut self.exercises.solved);
                 }
                 if let Some(s) = &mut self.exercises.current {
                     s.verdict = Some(Rc::new(verdict));
@@ -313,10 +312,47 @@ impl AppState {
     }
 }
 
+/// Sorts solved exercise ids into the list's order (unknown ids first), stably: the same
+/// order as `sort_by_key` by list position, without another monomorphised copy of the
+/// standard sort in the wasm (docs/size.md); the list is a handful of ids.
+fn sort_solved(solved: &mut [String]) {
+    let order = |s: &String| EXERCISES.iter().position(|e| e.id == s);
+    for i in 1..solved.len() {
+        let mut j = i;
+        while j > 0 && order(&solved[j - 1]) > order(&solved[j]) {
+            solved.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::state::Action;
+
+    #[test]
+    fn solved_ids_sort_like_sort_by_key() {
+        let ids: Vec<String> = EXERCISES.iter().map(|e| e.id.to_string()).collect();
+        let mut pool = ids.clone();
+        pool.extend(["zz-unknown".to_string(), "aa-unknown".to_string()]);
+        // Every rotation and reversal of the pool plus some duplicates.
+        for r in 0..pool.len() {
+            for rev in [false, true] {
+                let mut v = pool.clone();
+                v.rotate_left(r);
+                if rev {
+                    v.reverse();
+                }
+                v.push(pool[r].clone());
+                let mut want = v.clone();
+                want.sort_by_key(|s| EXERCISES.iter().position(|e| e.id == s));
+                sort_solved(&mut v);
+                assert_eq!(v, want);
+            }
+        }
+        assert!(ids.len() >= 2);
+    }
 
     fn ex(s: AppState, a: ExerciseAction) -> AppState {
         s.apply(Action::Exercise(a))
