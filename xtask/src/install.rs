@@ -132,55 +132,40 @@ fn wasm_bindgen() -> Result<()> {
 }
 
 fn wasm_opt() -> Result<()> {
-    let local = tools_bin().join("wasm-opt");
-    let want = format!("version {BINARYEN_VERSION}");
-    if let Some(found) = probe(cmd(&local.to_string_lossy(), &["--version"])) {
-        if found.contains(&want) {
-            ok("wasm-opt", &found);
-            return Ok(());
-        }
-        doing("wasm-opt", &format!("found `{found}`, want `{want}`"));
-    }
-    if probe(cmd("npm", &["--version"])).is_none() {
-        apt_install(&["nodejs", "npm"])?;
-    }
-    doing(
+    npm_tool(
         "wasm-opt",
-        &format!("npm install binaryen@{BINARYEN_VERSION} into .tools/"),
-    );
-    run(cmd(
-        "npm",
-        &[
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--prefix",
-            ".tools",
-            &format!("binaryen@{BINARYEN_VERSION}"),
-        ],
-    ))?;
-    match probe(cmd(&local.to_string_lossy(), &["--version"])) {
-        Some(found) if found.contains(&want) => Ok(()),
-        other => bail!("wasm-opt still not right after npm install: {other:?}"),
-    }
+        "binaryen",
+        BINARYEN_VERSION,
+        &format!("version {BINARYEN_VERSION}"),
+    )
 }
 
 fn terser() -> Result<()> {
-    let local = tools_bin().join("terser");
-    let want = format!("terser {TERSER_VERSION}");
+    npm_tool(
+        "terser",
+        "terser",
+        TERSER_VERSION,
+        &format!("terser {TERSER_VERSION}"),
+    )
+}
+
+/// Installs the npm package `package@version` into `.tools/` unless `.tools/node_modules/.bin/
+/// bin --version` already prints `want` (npm itself comes from apt when missing).
+fn npm_tool(bin: &str, package: &str, version: &str, want: &str) -> Result<()> {
+    let local = tools_bin().join(bin);
     if let Some(found) = probe(cmd(&local.to_string_lossy(), &["--version"])) {
-        if found.contains(&want) {
-            ok("terser", &found);
+        if found.contains(want) {
+            ok(bin, &found);
             return Ok(());
         }
-        doing("terser", &format!("found `{found}`, want `{want}`"));
+        doing(bin, &format!("found `{found}`, want `{want}`"));
     }
     if probe(cmd("npm", &["--version"])).is_none() {
         apt_install(&["nodejs", "npm"])?;
     }
     doing(
-        "terser",
-        &format!("npm install terser@{TERSER_VERSION} into .tools/"),
+        bin,
+        &format!("npm install {package}@{version} into .tools/"),
     );
     run(cmd(
         "npm",
@@ -190,12 +175,12 @@ fn terser() -> Result<()> {
             "--no-fund",
             "--prefix",
             ".tools",
-            &format!("terser@{TERSER_VERSION}"),
+            &format!("{package}@{version}"),
         ],
     ))?;
     match probe(cmd(&local.to_string_lossy(), &["--version"])) {
-        Some(found) if found.contains(&want) => Ok(()),
-        other => bail!("terser still not right after npm install: {other:?}"),
+        Some(found) if found.contains(want) => Ok(()),
+        other => bail!("{bin} still not right after npm install: {other:?}"),
     }
 }
 
