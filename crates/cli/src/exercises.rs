@@ -1,7 +1,7 @@
 //! `rvlab exercises [--export DIR]`: the built-in course, for teachers.
 
 use crate::args::Args;
-use crate::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use crate::{EXIT_OK, EXIT_USAGE};
 use rvlab_core::exercises::EXERCISES;
 
 const HELP: &str = "Usage: rvlab exercises [--export DIR]
@@ -32,24 +32,15 @@ pub fn main(argv: &[String]) -> u8 {
         return EXIT_USAGE;
     }
     if let Some(dir) = args.value("--export") {
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            eprintln!("error: cannot create {dir}: {e}");
-            return EXIT_FAILED;
-        }
-        for ex in EXERCISES {
-            for (name, text) in [
-                (format!("{}.rvl", ex.id), ex.source),
-                (format!("{}.solution.rvl", ex.id), ex.solution),
-            ] {
-                let path = std::path::Path::new(dir).join(name);
-                if let Err(e) = std::fs::write(&path, text) {
-                    eprintln!("error: cannot write {}: {e}", path.display());
-                    return EXIT_FAILED;
-                }
-                println!("{}", path.display());
-            }
-        }
-        return EXIT_OK;
+        return crate::input::export(
+            dir,
+            EXERCISES.iter().flat_map(|ex| {
+                [
+                    (format!("{}.rvl", ex.id), ex.source),
+                    (format!("{}.solution.rvl", ex.id), ex.solution),
+                ]
+            }),
+        );
     }
     let width = EXERCISES.iter().map(|e| e.id.len()).max().unwrap_or(0);
     for b in EXERCISES {

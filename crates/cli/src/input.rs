@@ -57,3 +57,21 @@ pub fn scenario(file: &str) -> Result<rvlab_core::lang::ast::Scenario, u8> {
         crate::EXIT_FAILED
     })
 }
+
+/// Writes `files` (name, text) into `dir`, created if needed, printing each path written.
+/// Returns the exit code: 0, or 1 after saying what could not be written.
+pub fn export<'t>(dir: &str, files: impl IntoIterator<Item = (String, &'t str)>) -> u8 {
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        eprintln!("error: cannot create {dir}: {e}");
+        return crate::EXIT_FAILED;
+    }
+    for (name, text) in files {
+        let path = std::path::Path::new(dir).join(name);
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return crate::EXIT_FAILED;
+        }
+        println!("{}", path.display());
+    }
+    crate::EXIT_OK
+}

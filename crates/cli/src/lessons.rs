@@ -1,7 +1,7 @@
 //! `rvlab lessons [--export DIR]`.
 
 use crate::args::Args;
-use crate::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use crate::{EXIT_OK, EXIT_USAGE};
 use rvlab_core::lessons::LESSONS;
 
 const HELP: &str = "Usage: rvlab lessons [--export DIR]
@@ -29,19 +29,10 @@ pub fn main(argv: &[String]) -> u8 {
         return EXIT_USAGE;
     }
     if let Some(dir) = args.value("--export") {
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            eprintln!("error: cannot create {dir}: {e}");
-            return EXIT_FAILED;
-        }
-        for l in LESSONS {
-            let path = std::path::Path::new(dir).join(format!("{}.rvl", l.id));
-            if let Err(e) = std::fs::write(&path, l.source) {
-                eprintln!("error: cannot write {}: {e}", path.display());
-                return EXIT_FAILED;
-            }
-            println!("{}", path.display());
-        }
-        return EXIT_OK;
+        return crate::input::export(
+            dir,
+            LESSONS.iter().map(|l| (format!("{}.rvl", l.id), l.source)),
+        );
     }
     let width = LESSONS.iter().map(|l| l.id.len()).max().unwrap_or(0);
     for l in LESSONS {
