@@ -117,8 +117,7 @@ impl Failure {
     /// client-go's `errors.IsConflict`: reason `Conflict`, or a 409 whose reason is not a known
     /// one (so `AlreadyExists` is *not* a conflict).
     pub fn is_conflict(&self) -> bool {
-        self.reason == "Conflict"
-            || (self.code == Some(409) && !KNOWN_REASONS.contains(&self.reason.as_str()))
+        crate::store::is_conflict_reason(&self.reason, self.code.unwrap_or(0))
     }
 
     /// `409 Conflict`, `RuntimeError`.
@@ -130,29 +129,6 @@ impl Failure {
         }
     }
 }
-
-/// apimachinery's known status reasons (`knownReasons`, StatusReasonUnknown excluded).
-const KNOWN_REASONS: &[&str] = &[
-    "Unauthorized",
-    "Forbidden",
-    "NotFound",
-    "AlreadyExists",
-    "Conflict",
-    "Gone",
-    "Invalid",
-    "ServerTimeout",
-    "StoreReadError",
-    "Timeout",
-    "TooManyRequests",
-    "BadRequest",
-    "MethodNotAllowed",
-    "NotAcceptable",
-    "RequestEntityTooLarge",
-    "UnsupportedMediaType",
-    "InternalError",
-    "Expired",
-    "ServiceUnavailable",
-];
 
 /// An object a variable holds, as it came from the server.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -46,7 +46,7 @@ mod status;
 
 pub use provenance::join_path;
 pub use reference::{ObjectRef, Resource};
-pub use status::{is_conflict, status_reason};
+pub use status::{is_conflict, is_conflict_reason, status_reason};
 
 /// An HTTP method the store serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -51,7 +51,13 @@ pub fn is_conflict(resp: &Response) -> bool {
         .get("reason")
         .and_then(Value::as_str)
         .unwrap_or("");
-    reason == "Conflict" || (!KNOWN_REASONS.contains(&reason) && resp.code == 409)
+    is_conflict_reason(reason, resp.code)
+}
+
+/// client-go's `errors.IsConflict` on a reason and a status code: reason `Conflict`, or a 409
+/// whose reason is not a known one (so `AlreadyExists` is *not* a conflict).
+pub fn is_conflict_reason(reason: &str, code: u16) -> bool {
+    reason == "Conflict" || (code == 409 && !KNOWN_REASONS.contains(&reason))
 }
 
 /// The kind of a field error (`field.ErrorType`), as printed and as a cause reason.
