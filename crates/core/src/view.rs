@@ -312,7 +312,7 @@ pub fn object_view(obj: &Value) -> ObjectView {
                 .as_str()
                 .and_then(|a| a.split('/').next())
                 .unwrap_or("");
-            format!("{}.{group}", other.to_lowercase())
+            format!("{}.{group}", other.to_ascii_lowercase())
         }
     };
     let ns = obj["metadata"]["namespace"].as_str().unwrap_or("default");

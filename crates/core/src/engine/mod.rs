@@ -402,7 +402,13 @@ fn resource_of(body: &Value) -> Option<Resource> {
         ("apps/v1", "Deployment") => Some(Resource::Deployment),
         (api, kind) => {
             let group = api.strip_suffix("/v1")?;
-            let lower = kind.to_lowercase();
+            // A CRD's kind lowercases to a DNS-1035 label, so it is ASCII; a body with any
+            // other kind names no resource (and `to_lowercase` would link 20 kB of Unicode
+            // case tables into the page: docs/size.md).
+            if !kind.is_ascii() {
+                return None;
+            }
+            let lower = kind.to_ascii_lowercase();
             let plural = if let Some(s) = lower.strip_suffix('y') {
                 format!("{s}ies")
             } else {
@@ -1221,6 +1227,28 @@ impl fmt::Display for ClientOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn resource_of_a_custom_kind_is_its_ascii_plural_and_other_kinds_name_none() {
+        let body = |api: &str, kind: &str| serde_json::json!({"apiVersion": api, "kind": kind});
+        let plural = |r: Option<Resource>| match r {
+            Some(Resource::Custom { plural, .. }) => Some(plural),
+            _ => None,
+        };
+        assert_eq!(
+            plural(resource_of(&body("example.com/v1", "Widget"))).as_deref(),
+            Some("widgets")
+        );
+        assert_eq!(
+            plural(resource_of(&body("example.com/v1", "Policy"))).as_deref(),
+            Some("policies")
+        );
+        assert!(resource_of(&body("example.com/v1", "Wídget")).is_none());
+        assert!(matches!(
+            resource_of(&body("v1", "ConfigMap")),
+            Some(Resource::ConfigMap)
+        ));
+    }
 
     #[test]
     fn default_retry_sleeps_match_client_go() {

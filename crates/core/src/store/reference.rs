@@ -51,7 +51,8 @@ impl Resource {
                     .unwrap_or_else(|| plural.clone());
                 let mut c = singular.chars();
                 match c.next() {
-                    Some(f) => f.to_uppercase().chain(c).collect(),
+                    // Plurals are ASCII (the parser checks them).
+                    Some(f) => f.to_ascii_uppercase().to_string() + c.as_str(),
                     None => String::new(),
                 }
             }
