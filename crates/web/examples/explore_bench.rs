@@ -7,6 +7,9 @@
 //! prints the two side by side with their ratio.
 
 use rvlab_core::explore::bench::{bench_explore, parse_scenario, scenarios};
+// Links the page crate, and with it the page's global allocator (talc in wasm), so that the
+// wasm figures are the worker's.
+extern crate rvlab_web as _;
 
 fn main() {
     let runs: usize = 7;

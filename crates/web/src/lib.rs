@@ -29,6 +29,12 @@ use components::timeline::{history_line, ShownRef, Timeline};
 use std::rc::Rc;
 use yew::prelude::*;
 
+/// The page's allocator (and its worker's, which loads the same wasm): talc instead of the
+/// standard dlmalloc, for size and speed (docs/size.md).
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 /// The page.
 #[function_component(App)]
 pub fn app() -> Html {
