@@ -12,6 +12,8 @@
 //! Decoding never panics: every problem is a [`ShareError`] with a message for people, and
 //! sizes are bounded before and after decompression.
 
+mod deflate;
+
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use std::fmt;
@@ -72,7 +74,7 @@ impl ShareState {
                 out.push_str(id);
             }
             Source::Text(text) => {
-                let packed = miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 9);
+                let packed = deflate::deflate(text.as_bytes());
                 out.push_str("&z=");
                 out.push_str(&URL_SAFE_NO_PAD.encode(packed));
             }
@@ -180,11 +182,10 @@ fn inflate(value: &str) -> Result<String, ShareError> {
     let packed = URL_SAFE_NO_PAD
         .decode(value)
         .map_err(|_| ShareError::Corrupt)?;
-    let bytes = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_TEXT_BYTES)
-        .map_err(|e| match e.status {
-            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => ShareError::TextTooLarge,
-            _ => ShareError::Corrupt,
-        })?;
+    let bytes = deflate::inflate(&packed, MAX_TEXT_BYTES).map_err(|e| match e {
+        deflate::InflateError::TooLarge => ShareError::TextTooLarge,
+        deflate::InflateError::Corrupt => ShareError::Corrupt,
+    })?;
     String::from_utf8(bytes).map_err(|_| ShareError::Corrupt)
 }
 
