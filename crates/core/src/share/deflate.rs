@@ -443,9 +443,10 @@ fn tokens(data: &[u8]) -> Vec<Token> {
 /// unused; at least two symbols). At least two symbols get a code, so the code is always
 /// complete.
 ///
-/// A Huffman tree by the two-queue method over the symbols sorted by frequency, then, when it
-/// is too deep, the length limit of zlib and miniz: clamp to `limit` and move codes down
-/// until the Kraft sum fits; the longest codes go to the rarest symbols.
+/// Huffman's algorithm by plain search for the two lightest nodes (a few hundred symbols at
+/// most), and when the tree is too deep, the same with frequencies halved (rare symbols
+/// become relatively more frequent) until it fits: smaller code than a sort and the
+/// zlib/miniz length fix-up, and as good on text (docs/size.md).
 fn huffman_lengths(freq: &[u32], limit: u8) -> Vec<u8> {
     let mut freq = freq.to_vec();
     let mut used = freq.iter().filter(|&&f| f > 0).count();
@@ -458,60 +459,52 @@ fn huffman_lengths(freq: &[u32], limit: u8) -> Vec<u8> {
             used += 1;
         }
     }
-    let mut leaves: Vec<u16> = (0..freq.len() as u16)
-        .filter(|&s| freq[usize::from(s)] > 0)
-        .collect();
-    crate::sort::sort_by_key(&mut leaves, |&s| (freq[usize::from(s)], s));
-    let n = leaves.len();
-    // Nodes 0..n are the leaves in that order, n.. the inner nodes in order of creation, which
-    // is also nondecreasing weight: the two smallest are at the front of one of the queues.
-    let mut weight: Vec<u32> = leaves.iter().map(|&s| freq[usize::from(s)]).collect();
-    let mut parent = vec![0usize; 2 * n - 1];
-    let (mut leaf, mut inner) = (0, n);
-    for node in n..2 * n - 1 {
-        let mut sum = 0;
-        for _ in 0..2 {
-            let pick = if leaf < n && (inner == node || weight[leaf] <= weight[inner]) {
-                leaf += 1;
-                leaf - 1
-            } else {
-                inner += 1;
-                inner - 1
-            };
-            parent[pick] = node;
-            sum += weight[pick];
-        }
-        weight.push(sum);
-    }
-    // Depths from the root (the last node) down; parents come after their children.
-    let mut depth = vec![0u8; 2 * n - 1];
-    let mut count = [0u32; 16];
-    let limit = usize::from(limit);
-    for node in (0..2 * n - 2).rev() {
-        depth[node] = depth[parent[node]].saturating_add(1);
-        if node < n {
-            count[usize::from(depth[node]).min(limit)] += 1;
-        }
-    }
-    let mut kraft: u32 = (1..=limit).map(|len| count[len] << (limit - len)).sum();
-    while kraft > 1 << limit {
-        count[limit] -= 1;
-        if let Some(len) = (1..limit).rev().find(|&len| count[len] > 0) {
-            count[len] -= 1;
-            count[len + 1] += 2;
-        }
-        kraft -= 1;
-    }
-    let mut lengths = vec![0u8; freq.len()];
-    let mut rarest_first = leaves.iter();
-    for len in (1..=limit).rev() {
-        for _ in 0..count[len] {
-            if let Some(&s) = rarest_first.next() {
-                lengths[usize::from(s)] = len as u8;
+    loop {
+        // Nodes: the symbols, then the inner nodes in order of creation (after their children).
+        // A weight of 0 marks a node that is unused or already has a parent.
+        let mut weight = freq.clone();
+        let mut parent = vec![0; freq.len()];
+        loop {
+            let (mut a, mut b) = (None, None);
+            for (node, &w) in weight.iter().enumerate() {
+                if w == 0 {
+                    continue;
+                }
+                if a.is_none_or(|a| w < weight[a]) {
+                    b = a;
+                    a = Some(node);
+                } else if b.is_none_or(|b| w < weight[b]) {
+                    b = Some(node);
+                }
             }
+            let (Some(a), Some(b)) = (a, b) else { break };
+            parent[a] = weight.len();
+            parent[b] = weight.len();
+            weight.push(weight[a] + weight[b]);
+            parent.push(0);
+            weight[a] = 0;
+            weight[b] = 0;
+        }
+        // Depths from the root (the last node) down.
+        let mut depth = vec![0u32; weight.len()];
+        for node in (0..weight.len() - 1).rev() {
+            depth[node] = depth[parent[node]] + 1;
+        }
+        if freq
+            .iter()
+            .zip(&depth)
+            .all(|(&f, &d)| f == 0 || d <= u32::from(limit))
+        {
+            return freq
+                .iter()
+                .zip(&depth)
+                .map(|(&f, &d)| if f == 0 { 0 } else { d as u8 })
+                .collect();
+        }
+        for f in freq.iter_mut().filter(|f| **f > 0) {
+            *f = (*f >> 1) | 1;
         }
     }
-    lengths
 }
 
 /// The canonical Huffman codes for these code lengths (RFC 1951, 3.2.2), bit-reversed so that
