@@ -339,12 +339,11 @@ struct Chains<'a> {
 }
 
 impl Chains<'_> {
+    /// A 15-bit hash of the three bytes at `at` (in `u32`: the same on every target).
     fn hash(&self, at: usize) -> usize {
         let d = &self.data[at..at + 3];
-        (((usize::from(d[0]) << 10) ^ (usize::from(d[1]) << 5) ^ usize::from(d[2]))
-            .wrapping_mul(0x9e37))
-            >> 1
-            & ((1 << HASH_BITS) - 1)
+        let key = u32::from(d[0]) << 16 | u32::from(d[1]) << 8 | u32::from(d[2]);
+        (key.wrapping_mul(0x9e37_79b1) >> (32 - HASH_BITS)) as usize
     }
 
     /// Records position `at` (when three bytes start there).
