@@ -11,6 +11,12 @@
 //!
 //! Decoding never panics: every problem is a [`ShareError`] with a message for people, and
 //! sizes are bounded before and after decompression.
+//!
+//! The compression is the crate's own small raw DEFLATE codec (`share::deflate`, RFC 1951):
+//! standard DEFLATE, so links made by earlier releases (with miniz_oxide) still open, and any
+//! inflater reads ours; a fraction of miniz_oxide's size in the page (docs/size.md).
+
+mod deflate;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
@@ -72,7 +78,7 @@ impl ShareState {
                 out.push_str(id);
             }
             Source::Text(text) => {
-                let packed = miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 9);
+                let packed = deflate::deflate(text.as_bytes());
                 out.push_str("&z=");
                 out.push_str(&URL_SAFE_NO_PAD.encode(packed));
             }
@@ -180,11 +186,10 @@ fn inflate(value: &str) -> Result<String, ShareError> {
     let packed = URL_SAFE_NO_PAD
         .decode(value)
         .map_err(|_| ShareError::Corrupt)?;
-    let bytes = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_TEXT_BYTES)
-        .map_err(|e| match e.status {
-            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => ShareError::TextTooLarge,
-            _ => ShareError::Corrupt,
-        })?;
+    let bytes = deflate::inflate(&packed, MAX_TEXT_BYTES).map_err(|e| match e {
+        deflate::InflateError::TooLarge => ShareError::TextTooLarge,
+        deflate::InflateError::Corrupt => ShareError::Corrupt,
+    })?;
     String::from_utf8(bytes).map_err(|_| ShareError::Corrupt)
 }
 
@@ -222,6 +227,34 @@ mod tests {
         };
         assert_eq!(l.encode(), "v1&lesson=stale-update&t=a2b");
         assert_eq!(ShareState::decode(&l.encode()), Ok(l));
+    }
+
+    #[test]
+    fn links_are_stable_and_old_links_still_open() {
+        let text =
+            "client alice:\n    obj = get configmap/x\n    obj.data.n = \"1\"\n    update obj\n";
+        // The encoder is deterministic (native and wasm alike): this exact link.
+        let link = "v1&z=S87JTM0rUUjMyUxOteJSAIL8pCwFW4X01BKF5Py8tMz03MQC_QqYjF5KYkmiXh5QgZKhEliwtAAolAqS4wIA\
+                    &t=abaabb&p=4&seed=7&view=http";
+        assert_eq!(text_state(text).encode(), link);
+        assert_eq!(ShareState::decode(link), Ok(text_state(text)));
+        // Links made by earlier releases (miniz_oxide at levels 1 and 9) open unchanged.
+        for z in [
+            "NYtBCoAwDATvfcXSB1S8Cj4mxlgiNe0hgs83CO5xdoabijmoKcuSEOvbiRVVHNzt0HrRmJ7_KTs5FQshz_mD9wgkiCq9",
+            "NYrBDYAgDAD_TNEwAMavicPUWkkNFh41cXwLCfe8OyrCaoBFiLcATj1u2CGzAVW9JD_Ylm-WdKJhUh_iGod8myvuLfw",
+        ] {
+            let old = format!("v1&z={z}&t=abaabb&p=4&seed=7&view=http");
+            assert_eq!(ShareState::decode(&old), Ok(text_state(text)));
+        }
+        let lesson = crate::lessons::LESSONS[0].source;
+        let old = "v1&z=pZKxjtswEER7f8VATRqf4gPS5IAUSX4hSL-kVvYmNFfgUnb891lR9l1wcXHAqRM58zg7ZJWaGN2Ps-JcpHKx\
+                   LTQzrJKvF6ah21DQuaLrug38-5okMigP-KYBQeuhyRA1j7I_0vTxeHlYf0DV90znEvmno0UzHne7Zm5GHqSiHlgK9JwbPup0\
+                   6ddDPhjmaaDKSO4wjFKsNvNRT2yLERp-cXSGOvixXyK9uKxKSohUirA1-J0wW5g2Ek1iXE5cXDXO5nzPdhZP-Wn3Gd99IM9U\
+                   IdnqMq6OMEmca7o0tCcqS4OS98_p44Hynp8a_vXRYiBMhb0pL8FXtsjq0-F0FSQKnPrGXqrfXCd9e81PzetNUP-bL_iCTrKf\
+                   RMlhMYlHBy1BV53jXbLnuyfcFP2_tLHo8aER1odxbd1lz_yg4V109__PtnjgYV5eLQWi4Ar-My3VtCywOUbmwW6rzsBIkmy9\
+                   zNtF3rbv9fmS49WYV09WJPWnuKayzV8";
+        let decoded = ShareState::decode(old).map(|s| s.source);
+        assert_eq!(decoded, Ok(Source::Text(lesson.to_string())));
     }
 
     #[test]

@@ -17,7 +17,8 @@ const SEEDS: [u64; 4] = [0, 1, 42, 0xDEAD_BEEF];
 
 /// The text both platforms must agree on: the core's own determinism fingerprints (every
 /// built-in lesson run on its default schedule, `rvlab_core::lessons::fingerprints`) for several
-/// seeds, plus the seeded generator's raw output (jitter and uids come from it).
+/// seeds, the share links of the lessons' texts, plus the seeded generator's raw output (jitter
+/// and uids come from it).
 fn report() -> String {
     use rvlab_core::{lessons::fingerprints, lessons::LESSONS, rng::Rng};
     let mut out = String::new();
@@ -49,6 +50,29 @@ fn report() -> String {
         }
     }
     out.push_str(&format!("explore: {}\n", reports.join(" ")));
+    // Share links of every lesson's text, and of all of them at once (past the 32 KiB window).
+    let link = |text: String| {
+        let state = rvlab_core::share::ShareState {
+            source: rvlab_core::share::Source::Text(text),
+            token: String::new(),
+            position: 0,
+            seed: 0,
+            view: String::new(),
+        };
+        format!(
+            "{:016x}",
+            rvlab_core::trace::fnv1a64(state.encode().as_bytes())
+        )
+    };
+    let mut links: Vec<String> = LESSONS.iter().map(|l| link(l.source.into())).collect();
+    links.push(link(
+        LESSONS
+            .iter()
+            .map(|l| l.source)
+            .collect::<String>()
+            .repeat(3),
+    ));
+    out.push_str(&format!("share: {}\n", links.join(" ")));
     for seed in [0u64, 42, u64::MAX] {
         let mut rng = Rng::new(seed);
         let words: Vec<String> = (0..4).map(|_| format!("{:016x}", rng.next_u64())).collect();
