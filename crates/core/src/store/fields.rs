@@ -290,11 +290,15 @@ fn nodes(res: &Resource, obj: &Value) -> BTreeMap<FieldPath, Node> {
 
 /// The field set an applied configuration owns.
 pub(crate) fn apply_set(res: &Resource, cfg: &Value) -> FieldSet {
-    nodes(res, cfg)
-        .into_iter()
-        .filter(|(_, n)| n.apply_member)
-        .map(|(p, _)| p)
-        .collect()
+    // Inserted one by one: `collect` into a set would link a second copy of the standard
+    // sort (docs/size.md); the keys come in order anyway.
+    let mut set = FieldSet::new();
+    for (p, n) in nodes(res, cfg) {
+        if n.apply_member {
+            set.insert(p);
+        }
+    }
+    set
 }
 
 /// `(added ∪ modified, removed)` between two versions of an object.
@@ -326,9 +330,9 @@ fn compare(res: &Resource, old: Option<&Value>, new: &Value) -> (FieldSet, Field
 }
 
 fn finish(res: &Resource, obj: &Value, mut managers: Vec<Manager>) -> Vec<Manager> {
-    let present: BTreeSet<FieldPath> = nodes(res, obj).into_keys().collect();
+    let present = nodes(res, obj);
     for m in &mut managers {
-        m.set.retain(|p| present.contains(p));
+        m.set.retain(|p| present.contains_key(p));
     }
     managers.retain(|m| !m.set.is_empty());
     managers
