@@ -117,61 +117,61 @@ fn json_patch_ops(ops: &[Value]) -> Option<Vec<json_patch::PatchOperation>> {
         AddOperation, CopyOperation, MoveOperation, PatchOperation, RemoveOperation,
         ReplaceOperation, TestOperation,
     };
-    /// The operation names, indexed as `build` below expects.
+    /// The operation names, in the order of the `match` below.
     const OPS: [&str; 6] = ["add", "remove", "replace", "move", "copy", "test"];
     fn pointer(v: Option<&Value>) -> Option<json_patch::jsonptr::PointerBuf> {
         json_patch::jsonptr::PointerBuf::parse(v?.as_str()?).ok()
     }
-    ops.iter()
-        .map(|op| {
-            // (op index, the two fields in declaration order: `path`/`from`, then `value`/`path`).
-            let (i, a, b) = match op {
-                Value::Object(m) => {
-                    let tag = m.get("op")?.as_str()?;
-                    let i = OPS.iter().position(|n| *n == tag)?;
-                    let (a, b) = match i {
-                        1 => ("path", None),
-                        3 | 4 => ("from", Some("path")),
-                        _ => ("path", Some("value")),
-                    };
-                    (i, m.get(a), b.and_then(|b| m.get(b)))
+    let mut out = Vec::with_capacity(ops.len());
+    for op in ops {
+        // (op index, the two fields in declaration order: `path`/`from`, then `value`/`path`).
+        let (i, a, b) = match op {
+            Value::Object(m) => {
+                let tag = m.get("op")?.as_str()?;
+                let i = OPS.iter().position(|n| *n == tag)?;
+                let (a, b) = match i {
+                    1 => ("path", None),
+                    3 | 4 => ("from", Some("path")),
+                    _ => ("path", Some("value")),
+                };
+                (i, m.get(a), b.and_then(|b| m.get(b)))
+            }
+            Value::Array(items) => {
+                let (tag, rest) = items.split_first()?;
+                let tag = tag.as_str()?;
+                let i = OPS.iter().position(|n| *n == tag)?;
+                if rest.len() != if i == 1 { 1 } else { 2 } {
+                    return None;
                 }
-                Value::Array(items) => {
-                    let (tag, rest) = items.split_first()?;
-                    let tag = tag.as_str()?;
-                    let i = OPS.iter().position(|n| *n == tag)?;
-                    if rest.len() != if i == 1 { 1 } else { 2 } {
-                        return None;
-                    }
-                    (i, rest.first(), rest.get(1))
-                }
-                _ => return None,
-            };
-            Some(match i {
-                0 => PatchOperation::Add(AddOperation {
-                    path: pointer(a)?,
-                    value: b?.clone(),
-                }),
-                1 => PatchOperation::Remove(RemoveOperation { path: pointer(a)? }),
-                2 => PatchOperation::Replace(ReplaceOperation {
-                    path: pointer(a)?,
-                    value: b?.clone(),
-                }),
-                3 => PatchOperation::Move(MoveOperation {
-                    from: pointer(a)?,
-                    path: pointer(b)?,
-                }),
-                4 => PatchOperation::Copy(CopyOperation {
-                    from: pointer(a)?,
-                    path: pointer(b)?,
-                }),
-                _ => PatchOperation::Test(TestOperation {
-                    path: pointer(a)?,
-                    value: b?.clone(),
-                }),
-            })
-        })
-        .collect()
+                (i, rest.first(), rest.get(1))
+            }
+            _ => return None,
+        };
+        out.push(match i {
+            0 => PatchOperation::Add(AddOperation {
+                path: pointer(a)?,
+                value: b?.clone(),
+            }),
+            1 => PatchOperation::Remove(RemoveOperation { path: pointer(a)? }),
+            2 => PatchOperation::Replace(ReplaceOperation {
+                path: pointer(a)?,
+                value: b?.clone(),
+            }),
+            3 => PatchOperation::Move(MoveOperation {
+                from: pointer(a)?,
+                path: pointer(b)?,
+            }),
+            4 => PatchOperation::Copy(CopyOperation {
+                from: pointer(a)?,
+                path: pointer(b)?,
+            }),
+            _ => PatchOperation::Test(TestOperation {
+                path: pointer(a)?,
+                value: b?.clone(),
+            }),
+        });
+    }
+    Some(out)
 }
 
 fn json_kind(v: &Value) -> &'static str {
