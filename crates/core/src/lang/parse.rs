@@ -242,8 +242,8 @@ impl<'a> Parser<'a> {
     /// "unexpected X", expected `expected`.
     fn unexpected(&mut self, expected: &str) -> Fail {
         let t = self.tok_at(0).clone();
-        let d = Diagnostic::error(t.span, format!("unexpected {}", t.tok.describe()))
-            .with_expected(expected.to_string());
+        let d =
+            Diagnostic::error(t.span, unexpected_msg(&t.tok)).with_expected(expected.to_string());
         self.fail(d)
     }
 
@@ -492,7 +492,7 @@ impl<'a> Parser<'a> {
                 } else if let Some(k) =
                     keywords::closest(w, TOP_LEVEL.iter().chain(EXERCISE_HEADERS).copied())
                 {
-                    d = d.with_hint(format!("did you mean `{k}`?"));
+                    d = d.with_hint(did_you_mean(k));
                 } else {
                     d = d.with_hint(
                         "a scenario is made of `title`, `about`, `object`, `client`, `schedule` and `expect` lines",
@@ -549,7 +549,7 @@ impl<'a> Parser<'a> {
                 } else {
                     let d = Diagnostic::error(
                         v.span,
-                        format!("unexpected {}", v.tok.describe()),
+                        unexpected_msg(&v.tok),
                     )
                     .with_expected("`break \"EXPECTATION\"` or `fix`")
                     .with_hint(
@@ -806,11 +806,8 @@ impl<'a> Parser<'a> {
                     };
                     self.advance();
                     if !self.at_punct(Punct::Colon) {
-                        let mut d = Diagnostic::error(
-                            self.span(),
-                            format!("unexpected {}", self.peek().describe()),
-                        )
-                        .with_expected("`:`");
+                        let mut d = Diagnostic::error(self.span(), unexpected_msg(self.peek()))
+                            .with_expected("`:`");
                         if self.at_punct(Punct::Assign) {
                             d = d.with_hint("object literals use `key: value`, as in JSON");
                         }
@@ -1289,7 +1286,7 @@ impl<'a> Parser<'a> {
                         let mut d = Diagnostic::error(t.span, format!("unknown statement `{w}`"));
                         let candidates = CLIENT_STATEMENTS.iter().copied();
                         d = match keywords::closest(w, candidates) {
-                            Some(k) => d.with_hint(format!("did you mean `{k}`?")),
+                            Some(k) => d.with_hint(did_you_mean(k)),
                             None => d.with_hint(
                                 "client statements: VAR = get REF, VAR.PATH = VALUE, update VAR, create, patch, apply, delete, sleep, retry on conflict:",
                             ),
@@ -1380,7 +1377,7 @@ impl<'a> Parser<'a> {
                     Tok::Word(x) if x == "strategic" => PatchType::Strategic,
                     _ => {
                         return Err(self.fail(
-                            Diagnostic::error(t.span, format!("unexpected {}", t.tok.describe()))
+                            Diagnostic::error(t.span, unexpected_msg(&t.tok))
                                 .with_expected("the patch type `merge`, `json` or `strategic`")
                                 .with_hint("e.g. `patch configmap/my-config merge {\"data\": {\"key\": \"v\"}}`"),
                         ))
@@ -1401,7 +1398,7 @@ impl<'a> Parser<'a> {
                 if !self.at_word("as") {
                     let span = self.span();
                     return Err(self.fail(
-                        Diagnostic::error(span, format!("unexpected {}", self.peek().describe()))
+                        Diagnostic::error(span, unexpected_msg(self.peek()))
                             .with_expected("`as MANAGER`")
                             .with_hint("server-side apply names its field manager: `apply REF BODY as alice`"),
                     ));
@@ -1504,7 +1501,7 @@ impl<'a> Parser<'a> {
                         if let Some(s) =
                             keywords::closest(key, ["steps", "duration", "factor", "jitter", "cap"])
                         {
-                            d = d.with_hint(format!("did you mean `{s}`?"));
+                            d = d.with_hint(did_you_mean(s));
                         }
                         return Err(self.fail(d));
                     }
@@ -1577,7 +1574,7 @@ impl<'a> Parser<'a> {
                 if let Some(s) =
                     keywords::closest(&name, ["DefaultRetry", "DefaultBackoff", "backoff"])
                 {
-                    d = d.with_hint(format!("did you mean `{s}`?"));
+                    d = d.with_hint(did_you_mean(s));
                 }
                 Err(self.fail(d))
             }
@@ -1602,7 +1599,7 @@ impl<'a> Parser<'a> {
                 self.advance();
                 self.advance();
                 if !self.at_word("succeed") {
-                    let mut d = Diagnostic::error(self.span(), format!("unexpected {}", self.peek().describe()))
+                    let mut d = Diagnostic::error(self.span(), unexpected_msg(self.peek()))
                         .with_expected("`succeed`");
                     if self.at_word("succeeds") {
                         d = d.with_hint("write `expect all clients succeed`");
@@ -1624,7 +1621,7 @@ impl<'a> Parser<'a> {
                     if !matches!(self.peek(), Tok::Word(_)) {
                         let span = self.span();
                         return Err(self.fail(
-                            Diagnostic::error(span, format!("unexpected {}", self.peek().describe()))
+                            Diagnostic::error(span, unexpected_msg(self.peek()))
                                 .with_expected("a field path, `exists` or `is deleted`")
                                 .with_hint("e.g. `expect configmap/my-config data.key == \"v\"`"),
                         ));
@@ -1674,7 +1671,7 @@ impl<'a> Parser<'a> {
                         if !keywords::REASONS.contains(&reason.as_str()) {
                             let mut d = Diagnostic::warning(r.span, format!("`{reason}` is not a Kubernetes status reason"));
                             d = match keywords::closest(reason, keywords::REASONS.iter().copied()) {
-                                Some(s) => d.with_hint(format!("did you mean `{s}`?")),
+                                Some(s) => d.with_hint(did_you_mean(s)),
                                 None => d.with_hint(format!("reasons: {}", keywords::REASONS.join(", "))),
                             };
                             self.report(d);
@@ -1692,7 +1689,7 @@ impl<'a> Parser<'a> {
                         ))
                     }
                     _ => {
-                        let mut d = Diagnostic::error(k.span, format!("unexpected {}", k.tok.describe()))
+                        let mut d = Diagnostic::error(k.span, unexpected_msg(&k.tok))
                             .with_expected("`succeeds` or `fails with REASON`");
                         if matches!(k.tok, Tok::Word(_) | Tok::Punct(Punct::Dot)) {
                             d = d.with_hint("to check an object, start with its reference: `expect configmap/NAME data.key == \"v\"`");
@@ -1705,7 +1702,7 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 return Err(self.fail(
-                    Diagnostic::error(first.span, format!("unexpected {}", first.tok.describe()))
+                    Diagnostic::error(first.span, unexpected_msg(&first.tok))
                         .with_expected("an expectation")
                         .with_hint("expectations: no lost updates | REF PATH == VALUE | REF exists | REF is deleted | CLIENT succeeds | CLIENT fails with REASON | all clients succeed"),
                 ))
@@ -1814,6 +1811,16 @@ pub(crate) fn label_problem(name: &str) -> Option<String> {
         ));
     }
     subdomain_problem(name)
+}
+
+/// `unexpected TOKEN`: one formatting site for the parser's many (docs/size.md).
+fn unexpected_msg(tok: &Tok) -> String {
+    format!("unexpected {}", tok.describe())
+}
+
+/// The hint for a near miss.
+pub(crate) fn did_you_mean(word: &str) -> String {
+    format!("did you mean `{word}`?")
 }
 
 fn name_diagnostic(

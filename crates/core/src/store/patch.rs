@@ -8,6 +8,7 @@
 //! other lists are replaced; the directives `$patch: delete` (on a list item or a map) and
 //! `$patch: replace` (on a map) are honoured, other `$…` directives are dropped.
 
+use super::meta::json_type;
 use super::status;
 use super::{Resource, Response};
 use serde_json::{Map, Value};
@@ -64,7 +65,7 @@ pub(crate) fn apply_patch(
             let Value::Array(ops) = patch else {
                 return Err(status::bad_request(&format!(
                     "json: cannot unmarshal {} into Go value of type jsonpatch.Patch",
-                    json_kind(patch)
+                    json_type(patch)
                 )));
             };
             if ops.len() > 10_000 {
@@ -90,7 +91,7 @@ pub(crate) fn apply_patch(
             if !patch.is_object() {
                 return Err(status::bad_request(&format!(
                     "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                    json_kind(patch)
+                    json_type(patch)
                 )));
             }
             let mut spath = Vec::new();
@@ -172,17 +173,6 @@ fn json_patch_ops(ops: &[Value]) -> Option<Vec<json_patch::PatchOperation>> {
         });
     }
     Some(out)
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 fn directive(v: &Value) -> Option<&str> {
