@@ -165,6 +165,16 @@ fn list_key(item: &Value, key: &str) -> Option<String> {
     Some(Value::Object(m).to_string())
 }
 
+/// The keys of every item of a list-map, or `None` if one has none. A loop, not a
+/// `collect::<Option<Vec<_>>>()` at each caller (docs/size.md).
+fn list_keys(items: &[Value], key: &str) -> Option<Vec<String>> {
+    let mut out = Vec::with_capacity(items.len());
+    for i in items {
+        out.push(list_key(i, key)?);
+    }
+    Some(out)
+}
+
 fn walk(
     res: &Resource,
     v: &Value,
@@ -194,10 +204,7 @@ fn walk(
         }
         Value::Array(items) => {
             let keyed = match shape(res, spath, true) {
-                Shape::ListMap(key) => items
-                    .iter()
-                    .map(|i| list_key(i, key))
-                    .collect::<Option<Vec<String>>>(),
+                Shape::ListMap(key) => list_keys(items, key),
                 _ => None,
             };
             match keyed {
@@ -415,8 +422,8 @@ fn merge_at(res: &Resource, live: &Value, cfg: &Value, spath: &mut Vec<String>) 
         }
         (Value::Array(l), Value::Array(c)) => {
             if let Shape::ListMap(key) = shape(res, spath, true) {
-                let lk: Option<Vec<String>> = l.iter().map(|i| list_key(i, key)).collect();
-                let ck: Option<Vec<String>> = c.iter().map(|i| list_key(i, key)).collect();
+                let lk = list_keys(l, key);
+                let ck = list_keys(c, key);
                 if let (Some(lk), Some(ck)) = (lk, ck) {
                     let mut out = l.clone();
                     spath.push("[]".into());
