@@ -168,8 +168,10 @@ pub fn status_line(code: u16) -> String {
     }
 }
 
+/// `serde_json::to_string_pretty`, through `Value`'s `{:#}` Display (the same printer and
+/// indent), which the page links anyway: one pretty serializer instead of two (docs/size.md).
 fn pretty(v: &Value) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+    format!("{v:#}")
 }
 
 fn kubectl_target(t: &ObjectRef) -> String {

@@ -226,11 +226,13 @@ pub fn eval(expr: &Expr, vars: &BTreeMap<String, Var>) -> Result<Value, String> 
             }
             Ok(Value::Object(m))
         }
-        ExprKind::Array(items) => items
-            .iter()
-            .map(|e| eval(e, vars))
-            .collect::<Result<Vec<_>, _>>()
-            .map(Value::Array),
+        ExprKind::Array(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for e in items {
+                out.push(eval(e, vars)?);
+            }
+            Ok(Value::Array(out))
+        }
         ExprKind::Binary { op, lhs, rhs } => {
             let l = eval(lhs, vars)?;
             let r = eval(rhs, vars)?;

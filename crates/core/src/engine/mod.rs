@@ -22,7 +22,7 @@ use crate::rng::Rng;
 use crate::store::{
     Actor, Env, LostUpdate, Method, ObjectRef, Outcome, Request, Resource, Response, Store,
 };
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -361,15 +361,15 @@ fn with_identity(target: &ObjectRef, body: Value) -> Result<Value, String> {
         ));
     };
     let mut out = Map::new();
-    out.insert("apiVersion".into(), json!(target.resource.api_version()));
-    out.insert("kind".into(), json!(target.resource.kind()));
+    out.insert("apiVersion".into(), target.resource.api_version().into());
+    out.insert("kind".into(), target.resource.kind().into());
     let mut meta = match fields.get("metadata") {
         Some(Value::Object(m)) => m.clone(),
         _ => Map::new(),
     };
     let mut m2 = Map::new();
-    m2.insert("name".into(), json!(target.name));
-    m2.insert("namespace".into(), json!(target.namespace));
+    m2.insert("name".into(), target.name.clone().into());
+    m2.insert("namespace".into(), target.namespace.clone().into());
     for (k, v) in std::mem::take(&mut meta) {
         if k != "name" && k != "namespace" {
             m2.insert(k, v);
@@ -1081,16 +1081,21 @@ impl World {
                     };
                     let mut pre = Map::new();
                     if let Some(e) = uid {
-                        pre.insert("uid".into(), json!(as_text(expr::eval(e, vars)?)));
+                        pre.insert("uid".into(), as_text(expr::eval(e, vars)?).into());
                     }
                     if let Some(e) = resource_version {
                         pre.insert(
                             "resourceVersion".into(),
-                            json!(as_text(expr::eval(e, vars)?)),
+                            as_text(expr::eval(e, vars)?).into(),
                         );
                     }
+                    // Built by hand: `json!` would serialise `pre` through serde (docs/size.md).
                     let body = (!pre.is_empty()).then(|| {
-                        json!({"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": pre})
+                        let mut o = Map::new();
+                        o.insert("kind".into(), "DeleteOptions".into());
+                        o.insert("apiVersion".into(), "v1".into());
+                        o.insert("preconditions".into(), Value::Object(pre));
+                        Value::Object(o)
                     });
                     (
                         Verb::Delete,

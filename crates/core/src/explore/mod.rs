@@ -245,7 +245,9 @@ pub struct Explorer<M: Model> {
     memo: Memo,
     /// Outcome classes: (key, summary) by number, and the number of each key.
     classes: Vec<(String, String)>,
-    class_ids: BTreeMap<String, u32>,
+    /// `u64` ids (all below `u32::MAX`) share the store's `BTreeMap<String, u64>` code in the
+    /// wasm (docs/size.md).
+    class_ids: BTreeMap<String, u64>,
     stack: Vec<Frame<M::World>>,
     states: u64,
     covered: u64,
@@ -342,12 +344,13 @@ impl<M: Model> Explorer<M> {
 
     fn class_of(&mut self, eval: &Evaluation) -> u32 {
         if let Some(id) = self.class_ids.get(&eval.outcome_key) {
-            return *id;
+            return *id as u32;
         }
         let id = self.classes.len() as u32;
         self.classes
             .push((eval.outcome_key.clone(), eval.outcome_summary.clone()));
-        self.class_ids.insert(eval.outcome_key.clone(), id);
+        self.class_ids
+            .insert(eval.outcome_key.clone(), u64::from(id));
         id
     }
 

@@ -71,7 +71,7 @@ use crate::engine::{ClientOutcome, RunError, World};
 use crate::lang::ast::{Backoff, ExpectKind, Scenario, Stmt, StmtKind};
 use crate::rng::Rng;
 use crate::run::check_expectations;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -280,7 +280,7 @@ impl ScenarioModel {
                 obj,
                 world.store.provenance(r),
             ));
-            key.push(json!([r.to_string(), stable]));
+            key.push(Value::Array(vec![r.to_string().into(), stable]));
         }
         for o in &self.scenario.objects {
             if world.store.get(&o.target).is_none() {
@@ -294,10 +294,13 @@ impl ScenarioModel {
                 Some(ClientOutcome::Failed(f)) => format!("failed ({})", f.label()),
                 None => "did not finish".to_string(),
             };
-            key.push(json!([spec.name, o]));
+            key.push(Value::Array(vec![
+                spec.name.clone().into(),
+                o.clone().into(),
+            ]));
             clients.push(format!("{} {o}", spec.name));
         }
-        key.push(json!(lost));
+        key.push(lost.into());
         let mut summary = parts.join(", ");
         if !clients.is_empty() {
             if !summary.is_empty() {
@@ -497,6 +500,16 @@ pub struct OutcomeReport {
     pub key: String,
 }
 
+/// A JSON object with these fields, in this order.
+fn object(fields: Vec<(&str, Value)>) -> Value {
+    Value::Object(
+        fields
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    )
+}
+
 /// What exploring a scenario found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExploreReport {
@@ -580,32 +593,60 @@ impl ExploreReport {
 
     /// The report as JSON (docs/json-trace.md, "Explorer report").
     pub fn to_json(&self) -> Value {
-        json!({
-            "version": REPORT_VERSION,
-            "schedules": self.schedules,
-            "states": self.states,
-            "complete": self.complete,
-            "stopped_by": self.stopped_by,
-            "bounds": {
-                "max_schedules": (self.bounds.max_schedules < u64::MAX)
-                    .then_some(self.bounds.max_schedules),
-                "max_states": self.bounds.max_states,
-                "max_depth": self.bounds.max_depth,
-            },
-            "seed": self.seed,
-            "prefix": self.prefix,
-            "expectations": self.expectations.iter().map(|e| json!({
-                "text": e.text,
-                "line": e.line,
-                "violations": e.violations,
-                "counterexample": e.counterexample,
-            })).collect::<Vec<_>>(),
-            "outcomes": self.outcomes.iter().map(|o| json!({
-                "count": o.count,
-                "example": o.example,
-                "summary": o.summary,
-            })).collect::<Vec<_>>(),
-        })
+        // Built by hand: `json!` serialises each field through serde (docs/size.md).
+        object(vec![
+            ("version", REPORT_VERSION.into()),
+            ("schedules", self.schedules.into()),
+            ("states", self.states.into()),
+            ("complete", self.complete.into()),
+            ("stopped_by", self.stopped_by.into()),
+            (
+                "bounds",
+                object(vec![
+                    (
+                        "max_schedules",
+                        (self.bounds.max_schedules < u64::MAX)
+                            .then_some(self.bounds.max_schedules)
+                            .into(),
+                    ),
+                    ("max_states", self.bounds.max_states.into()),
+                    ("max_depth", self.bounds.max_depth.into()),
+                ]),
+            ),
+            ("seed", self.seed.into()),
+            ("prefix", self.prefix.clone().into()),
+            (
+                "expectations",
+                Value::Array(
+                    self.expectations
+                        .iter()
+                        .map(|e| {
+                            object(vec![
+                                ("text", e.text.clone().into()),
+                                ("line", e.line.into()),
+                                ("violations", e.violations.into()),
+                                ("counterexample", e.counterexample.clone().into()),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ),
+            (
+                "outcomes",
+                Value::Array(
+                    self.outcomes
+                        .iter()
+                        .map(|o| {
+                            object(vec![
+                                ("count", o.count.into()),
+                                ("example", o.example.clone().into()),
+                                ("summary", o.summary.clone().into()),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ),
+        ])
     }
 
     /// The report for people, e.g.

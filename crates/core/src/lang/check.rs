@@ -259,7 +259,7 @@ fn expectations(sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnostic>) {
         let mut d = Diagnostic::error(*span, format!("no client is named `{name}`"));
         let names = sc.clients.iter().map(|c| c.name.as_str());
         d = if let Some(s) = keywords::closest(name, names) {
-            d.with_hint(format!("did you mean `{s}`?"))
+            d.with_hint(super::parse::did_you_mean(s))
         } else if sc.clients.is_empty() {
             d.with_hint("declare it with `client NAME:`")
         } else {
@@ -282,7 +282,7 @@ fn exercise(sc: &Scenario, diags: &mut Vec<Diagnostic>) {
                         Diagnostic::error(line.value_span, format!("no client is named `{name}`"));
                     let names = sc.clients.iter().map(|c| c.name.as_str());
                     d = if let Some(s) = keywords::closest(name, names) {
-                        d.with_hint(format!("did you mean `{s}`?"))
+                        d.with_hint(super::parse::did_you_mean(s))
                     } else if sc.clients.is_empty() {
                         d.with_hint("declare it with `client NAME:`")
                     } else {

@@ -176,13 +176,20 @@ impl<'a> Parser<'a> {
 
     fn bump(&mut self) -> Token {
         let t = self.tok_at(0).clone();
-        if self.i < self.toks.len() - 1 {
-            self.i += 1;
-        }
+        self.advance();
+        t
+    }
+
+    /// Moves past the current token: `bump` without the copy of it (callers that drop the
+    /// token would each clone and drop it; docs/size.md).
+    fn advance(&mut self) {
+        let t = self.tok_at(0);
         if !matches!(t.tok, Tok::Newline | Tok::Indent | Tok::Dedent | Tok::Eof) {
             self.last_end = t.span.end;
         }
-        t
+        if self.i < self.toks.len() - 1 {
+            self.i += 1;
+        }
     }
 
     fn at_punct(&self, p: Punct) -> bool {
@@ -192,7 +199,7 @@ impl<'a> Parser<'a> {
     fn eat_punct(&mut self, p: Punct) -> bool {
         let at = self.at_punct(p);
         if at {
-            self.bump();
+            self.advance();
         }
         at
     }
@@ -204,7 +211,7 @@ impl<'a> Parser<'a> {
     fn eat_word(&mut self, w: &str) -> bool {
         let at = self.at_word(w);
         if at {
-            self.bump();
+            self.advance();
         }
         at
     }
@@ -235,8 +242,8 @@ impl<'a> Parser<'a> {
     /// "unexpected X", expected `expected`.
     fn unexpected(&mut self, expected: &str) -> Fail {
         let t = self.tok_at(0).clone();
-        let d = Diagnostic::error(t.span, format!("unexpected {}", t.tok.describe()))
-            .with_expected(expected.to_string());
+        let d =
+            Diagnostic::error(t.span, unexpected_msg(&t.tok)).with_expected(expected.to_string());
         self.fail(d)
     }
 
@@ -259,7 +266,7 @@ impl<'a> Parser<'a> {
     fn expect_eol(&mut self) -> PResult<()> {
         match self.peek() {
             Tok::Newline => {
-                self.bump();
+                self.advance();
                 Ok(())
             }
             Tok::Eof => Ok(()),
@@ -273,10 +280,10 @@ impl<'a> Parser<'a> {
             self.peek(),
             Tok::Newline | Tok::Eof | Tok::Indent | Tok::Dedent
         ) {
-            self.bump();
+            self.advance();
         }
         if matches!(self.peek(), Tok::Newline) {
-            self.bump();
+            self.advance();
         }
     }
 
@@ -290,13 +297,13 @@ impl<'a> Parser<'a> {
                 Tok::Dedent => {
                     depth = depth.saturating_sub(1);
                     if depth == 0 {
-                        self.bump();
+                        self.advance();
                         return;
                     }
                 }
                 _ => {}
             }
-            self.bump();
+            self.advance();
         }
     }
 
@@ -321,7 +328,7 @@ impl<'a> Parser<'a> {
                     .with_expected("`:`")
                     .with_hint("a line that opens an indented block ends with `:`"),
             );
-            self.bump();
+            self.advance();
             return Ok(());
         }
         Err(self.unexpected("`:`"))
@@ -332,21 +339,21 @@ impl<'a> Parser<'a> {
     fn block<T>(&mut self, mut item: impl FnMut(&mut Self) -> PResult<Option<T>>) -> Vec<T> {
         let mut out = Vec::new();
         if matches!(self.peek(), Tok::Indent) {
-            self.bump();
+            self.advance();
         }
         let mut extra = 0usize;
         loop {
             match self.peek() {
                 Tok::Eof => break,
                 Tok::Dedent => {
-                    self.bump();
+                    self.advance();
                     if extra == 0 {
                         break;
                     }
                     extra -= 1;
                 }
                 Tok::Newline => {
-                    self.bump();
+                    self.advance();
                 }
                 Tok::Indent => {
                     let span = self.span();
@@ -355,7 +362,7 @@ impl<'a> Parser<'a> {
                         Diagnostic::error(span, "unexpected indentation")
                             .with_hint("the lines of a block are all indented by the same amount"),
                     );
-                    self.bump();
+                    self.advance();
                     extra += 1;
                 }
                 _ => {
@@ -369,7 +376,7 @@ impl<'a> Parser<'a> {
                             // A broken block header: parse its block as part of this one,
                             // without a second error for the indentation.
                             if matches!(self.peek(), Tok::Indent) {
-                                self.bump();
+                                self.advance();
                                 extra += 1;
                             }
                         }
@@ -387,7 +394,7 @@ impl<'a> Parser<'a> {
             match self.peek().clone() {
                 Tok::Eof => break,
                 Tok::Newline | Tok::Dedent => {
-                    self.bump();
+                    self.advance();
                 }
                 Tok::Indent => {
                     let span = self.span();
@@ -426,12 +433,12 @@ impl<'a> Parser<'a> {
         };
         match w.as_str() {
             "title" | "about" => {
-                self.bump();
+                self.advance();
                 let s = self.tok_at(0).clone();
                 let Tok::Str(text) = s.tok else {
                     return Err(self.unexpected("a string"));
                 };
-                self.bump();
+                self.advance();
                 self.expect_eol()?;
                 let (slot, seen) = if w == "title" {
                     (&mut self.scenario.title, &mut self.title_span)
@@ -450,12 +457,12 @@ impl<'a> Parser<'a> {
                 Ok(())
             }
             "schedule" => {
-                self.bump();
+                self.advance();
                 let s = self.tok_at(0).clone();
                 let Tok::Str(token) = s.tok else {
                     return Err(self.unexpected("a schedule string like \"abaabb\""));
                 };
-                self.bump();
+                self.advance();
                 self.expect_eol()?;
                 if let Some((_, first)) = &self.scenario.schedule {
                     let d = Diagnostic::error(t.span, "`schedule` is given twice").with_hint(
@@ -485,7 +492,7 @@ impl<'a> Parser<'a> {
                 } else if let Some(k) =
                     keywords::closest(w, TOP_LEVEL.iter().chain(EXERCISE_HEADERS).copied())
                 {
-                    d = d.with_hint(format!("did you mean `{k}`?"));
+                    d = d.with_hint(did_you_mean(k));
                 } else {
                     d = d.with_hint(
                         "a scenario is made of `title`, `about`, `object`, `client`, `schedule` and `expect` lines",
@@ -500,7 +507,7 @@ impl<'a> Parser<'a> {
     /// `exercise "ID"`, `instructions "…"`, `hint "…"`, `goal break "EXPECTATION"`,
     /// `goal fix`, `editable CLIENT`. Names are checked in `check`.
     fn exercise_line(&mut self, t: &Token, w: &str) -> PResult<()> {
-        self.bump();
+        self.advance();
         let v = self.tok_at(0).clone();
         let mut value_span = v.span;
         let kind = match w {
@@ -512,7 +519,7 @@ impl<'a> Parser<'a> {
                         "a string"
                     }));
                 };
-                self.bump();
+                self.advance();
                 match w {
                     "exercise" => {
                         if let Some(problem) = exercise_id_problem(&text) {
@@ -536,13 +543,13 @@ impl<'a> Parser<'a> {
                             "the text of an `expect` line as a string, e.g. \"no lost updates\"",
                         ));
                     };
-                    self.bump();
+                    self.advance();
                     value_span = s.span;
                     ExerciseLineKind::GoalBreak(text)
                 } else {
                     let d = Diagnostic::error(
                         v.span,
-                        format!("unexpected {}", v.tok.describe()),
+                        unexpected_msg(&v.tok),
                     )
                     .with_expected("`break \"EXPECTATION\"` or `fix`")
                     .with_hint(
@@ -555,7 +562,7 @@ impl<'a> Parser<'a> {
                 let Tok::Word(name) = v.tok else {
                     return Err(self.unexpected("a client name"));
                 };
-                self.bump();
+                self.advance();
                 ExerciseLineKind::Editable(name)
             }
         };
@@ -629,7 +636,7 @@ impl<'a> Parser<'a> {
             }
             return Err(self.fail(d));
         };
-        self.bump();
+        self.advance();
         let mut ok = true;
         let res = match resolve_resource(&resource, resource_span) {
             Ok(r) => Some(r),
@@ -661,7 +668,7 @@ impl<'a> Parser<'a> {
             let n = self.tok_at(0).clone();
             match n.tok {
                 Tok::Name(ns) => {
-                    self.bump();
+                    self.advance();
                     if let Some(problem) = label_problem(&ns) {
                         self.report(name_diagnostic(n.span, "namespace", &ns, &problem, false));
                         ok = false;
@@ -691,7 +698,7 @@ impl<'a> Parser<'a> {
                 Tok::Punct(Punct::Minus) => BinOp::Sub,
                 _ => break,
             };
-            self.bump();
+            self.advance();
             let rhs = self.unary(depth)?;
             let span = join(lhs.span, rhs.span.end);
             lhs = Expr {
@@ -711,7 +718,7 @@ impl<'a> Parser<'a> {
             let minus = self.bump().span;
             let t = self.tok_at(0).clone();
             if let Tok::Num(Value::Number(n)) = &t.tok {
-                self.bump();
+                self.advance();
                 let v = if let Some(i) = n.as_i64() {
                     Value::from(-i)
                 } else {
@@ -741,15 +748,15 @@ impl<'a> Parser<'a> {
         };
         match &t.tok {
             Tok::Str(s) => {
-                self.bump();
+                self.advance();
                 Ok(lit(Value::String(s.clone())))
             }
             Tok::Num(v) => {
-                self.bump();
+                self.advance();
                 Ok(lit(v.clone()))
             }
             Tok::Word(w) if w == "true" || w == "false" || w == "null" => {
-                self.bump();
+                self.advance();
                 Ok(lit(match w.as_str() {
                     "true" => Value::Bool(true),
                     "false" => Value::Bool(false),
@@ -766,7 +773,7 @@ impl<'a> Parser<'a> {
                 Err(self.fail(d))
             }
             Tok::Word(w) => {
-                self.bump();
+                self.advance();
                 let path = self.path_suffix()?;
                 Ok(Expr {
                     kind: ExprKind::Var {
@@ -785,7 +792,7 @@ impl<'a> Parser<'a> {
                 )))
             }
             Tok::Punct(Punct::LBrace) => {
-                self.bump();
+                self.advance();
                 let mut entries: Vec<(String, Expr)> = Vec::new();
                 loop {
                     if self.at_punct(Punct::RBrace) {
@@ -797,19 +804,16 @@ impl<'a> Parser<'a> {
                         Tok::Word(w) => w.clone(),
                         _ => return Err(self.unexpected("a key (a string or a name)")),
                     };
-                    self.bump();
+                    self.advance();
                     if !self.at_punct(Punct::Colon) {
-                        let mut d = Diagnostic::error(
-                            self.span(),
-                            format!("unexpected {}", self.peek().describe()),
-                        )
-                        .with_expected("`:`");
+                        let mut d = Diagnostic::error(self.span(), unexpected_msg(self.peek()))
+                            .with_expected("`:`");
                         if self.at_punct(Punct::Assign) {
                             d = d.with_hint("object literals use `key: value`, as in JSON");
                         }
                         return Err(self.fail(d));
                     }
-                    self.bump();
+                    self.advance();
                     let value = self.expr(depth + 1)?;
                     if entries.iter().any(|(e, _)| *e == key) {
                         self.report(Diagnostic::error(
@@ -829,7 +833,7 @@ impl<'a> Parser<'a> {
                 })
             }
             Tok::Punct(Punct::LBracket) => {
-                self.bump();
+                self.advance();
                 let mut items = Vec::new();
                 loop {
                     if self.at_punct(Punct::RBracket) {
@@ -847,7 +851,7 @@ impl<'a> Parser<'a> {
                 })
             }
             Tok::Punct(Punct::LParen) => {
-                self.bump();
+                self.advance();
                 let mut e = self.expr(depth + 1)?;
                 self.expect_punct(Punct::RParen)?;
                 e.span = join(t.span, self.last_end);
@@ -874,7 +878,7 @@ impl<'a> Parser<'a> {
                 let t = self.tok_at(0).clone();
                 match t.tok {
                     Tok::Word(w) => {
-                        self.bump();
+                        self.advance();
                         path.push(PathSeg::Key(w));
                     }
                     _ => {
@@ -888,7 +892,7 @@ impl<'a> Parser<'a> {
                     }
                 }
             } else if self.at_punct(Punct::LBracket) {
-                self.bump();
+                self.advance();
                 let t = self.tok_at(0).clone();
                 match &t.tok {
                     Tok::Str(s) => path.push(PathSeg::Key(s.clone())),
@@ -903,7 +907,7 @@ impl<'a> Parser<'a> {
                     },
                     _ => return Err(self.unexpected("a string key or an index")),
                 }
-                self.bump();
+                self.advance();
                 self.expect_punct(Punct::RBracket)?;
             } else {
                 return Ok(path);
@@ -917,7 +921,7 @@ impl<'a> Parser<'a> {
         let Tok::Word(first) = t.tok else {
             return Err(self.unexpected("a field path like `data.key`"));
         };
-        self.bump();
+        self.advance();
         let mut path = vec![PathSeg::Key(first)];
         path.extend(self.path_suffix()?);
         Ok(path)
@@ -994,7 +998,7 @@ impl<'a> Parser<'a> {
                         .with_expected("a number like 100"),
                 ));
             };
-            self.bump();
+            self.advance();
             at = Some((v, join(at_span, n.span.end)));
         }
         let span = join(kw.span, self.last_end);
@@ -1074,7 +1078,7 @@ impl<'a> Parser<'a> {
                     Tok::Punct(Punct::Colon) | Tok::Newline | Tok::Eof
                 ) =>
             {
-                self.bump();
+                self.advance();
                 if is_reserved(w) {
                     self.report(
                         Diagnostic::error(
@@ -1102,7 +1106,7 @@ impl<'a> Parser<'a> {
                     self.peek(),
                     Tok::Punct(Punct::Colon) | Tok::Newline | Tok::Eof | Tok::Indent | Tok::Dedent
                 ) {
-                    self.bump();
+                    self.advance();
                 }
                 let span = join(start, self.last_end);
                 let written = self.text(span);
@@ -1169,7 +1173,7 @@ impl<'a> Parser<'a> {
         let t = self.tok_at(0).clone();
         match &t.tok {
             Tok::Word(w) if !is_reserved(w) => {
-                self.bump();
+                self.advance();
                 Ok(w.clone())
             }
             Tok::Word(w) => Err(self.fail(
@@ -1195,7 +1199,7 @@ impl<'a> Parser<'a> {
         };
         match w.as_str() {
             "update" | "replace" => {
-                self.bump();
+                self.advance();
                 let var = self.var_name("the variable holding the object to send")?;
                 self.expect_end()?;
                 Ok(self.finish(StmtKind::Update { var }, t.span))
@@ -1205,12 +1209,12 @@ impl<'a> Parser<'a> {
                 Ok(self.finish(kind, t.span))
             }
             "delete" => {
-                self.bump();
+                self.advance();
                 let target = self.object_ref()?;
                 let mut resource_version = None;
                 let mut uid = None;
                 while self.at_word("precondition") {
-                    self.bump();
+                    self.advance();
                     let which = self.tok_at(0).clone();
                     let slot = match &which.tok {
                         Tok::Word(x) if x == "resourceVersion" => &mut resource_version,
@@ -1221,7 +1225,7 @@ impl<'a> Parser<'a> {
                         let d = Diagnostic::error(which.span, "this precondition is given twice");
                         return Err(self.fail(d));
                     }
-                    self.bump();
+                    self.advance();
                     let e = self.expr(0)?;
                     let slot = if matches!(&which.tok, Tok::Word(x) if x == "uid") {
                         &mut uid
@@ -1241,7 +1245,7 @@ impl<'a> Parser<'a> {
                 ))
             }
             "sleep" => {
-                self.bump();
+                self.advance();
                 let d = self.tok_at(0).clone();
                 let nanos = match d.tok {
                     Tok::Duration(n) => n,
@@ -1254,7 +1258,7 @@ impl<'a> Parser<'a> {
                     }
                     _ => return Err(self.unexpected("a duration like `10ms`")),
                 };
-                self.bump();
+                self.advance();
                 self.expect_end()?;
                 Ok(self.finish(StmtKind::Sleep { nanos }, t.span))
             }
@@ -1282,7 +1286,7 @@ impl<'a> Parser<'a> {
                         let mut d = Diagnostic::error(t.span, format!("unknown statement `{w}`"));
                         let candidates = CLIENT_STATEMENTS.iter().copied();
                         d = match keywords::closest(w, candidates) {
-                            Some(k) => d.with_hint(format!("did you mean `{k}`?")),
+                            Some(k) => d.with_hint(did_you_mean(k)),
                             None => d.with_hint(
                                 "client statements: VAR = get REF, VAR.PATH = VALUE, update VAR, create, patch, apply, delete, sleep, retry on conflict:",
                             ),
@@ -1320,7 +1324,7 @@ impl<'a> Parser<'a> {
         self.expect_punct(Punct::Assign)?;
         let kind = match self.peek() {
             Tok::Word(w) if path.is_empty() && w == "get" => {
-                self.bump();
+                self.advance();
                 let target = self.object_ref()?;
                 StmtKind::Get { var, target }
             }
@@ -1373,13 +1377,13 @@ impl<'a> Parser<'a> {
                     Tok::Word(x) if x == "strategic" => PatchType::Strategic,
                     _ => {
                         return Err(self.fail(
-                            Diagnostic::error(t.span, format!("unexpected {}", t.tok.describe()))
+                            Diagnostic::error(t.span, unexpected_msg(&t.tok))
                                 .with_expected("the patch type `merge`, `json` or `strategic`")
                                 .with_hint("e.g. `patch configmap/my-config merge {\"data\": {\"key\": \"v\"}}`"),
                         ))
                     }
                 };
-                self.bump();
+                self.advance();
                 let body = self.expr(0)?;
                 self.expect_end()?;
                 Ok(StmtKind::Patch {
@@ -1394,19 +1398,19 @@ impl<'a> Parser<'a> {
                 if !self.at_word("as") {
                     let span = self.span();
                     return Err(self.fail(
-                        Diagnostic::error(span, format!("unexpected {}", self.peek().describe()))
+                        Diagnostic::error(span, unexpected_msg(self.peek()))
                             .with_expected("`as MANAGER`")
                             .with_hint("server-side apply names its field manager: `apply REF BODY as alice`"),
                     ));
                 }
-                self.bump();
+                self.advance();
                 let m = self.tok_at(0).clone();
                 let manager = match m.tok {
                     Tok::Word(x) => x,
                     Tok::Str(x) if !x.is_empty() => x,
                     _ => return Err(self.unexpected("a field manager name")),
                 };
-                self.bump();
+                self.advance();
                 let force = self.eat_word("force");
                 self.expect_end()?;
                 Ok(StmtKind::Apply {
@@ -1421,7 +1425,7 @@ impl<'a> Parser<'a> {
     }
 
     fn retry(&mut self, start: Span, in_retry: bool) -> PResult<Stmt> {
-        self.bump();
+        self.advance();
         self.expect_word("on")?;
         self.expect_word("conflict")?;
         let policy = if self.eat_word("with") {
@@ -1468,15 +1472,15 @@ impl<'a> Parser<'a> {
         };
         match name.as_str() {
             "DefaultRetry" => {
-                self.bump();
+                self.advance();
                 Ok(Backoff::default_retry())
             }
             "DefaultBackoff" => {
-                self.bump();
+                self.advance();
                 Ok(Backoff::default_backoff())
             }
             "backoff" => {
-                self.bump();
+                self.advance();
                 self.expect_punct(Punct::LParen)?;
                 let mut b = Backoff::default_retry();
                 let mut seen: Vec<String> = Vec::new();
@@ -1497,7 +1501,7 @@ impl<'a> Parser<'a> {
                         if let Some(s) =
                             keywords::closest(key, ["steps", "duration", "factor", "jitter", "cap"])
                         {
-                            d = d.with_hint(format!("did you mean `{s}`?"));
+                            d = d.with_hint(did_you_mean(s));
                         }
                         return Err(self.fail(d));
                     }
@@ -1508,7 +1512,7 @@ impl<'a> Parser<'a> {
                         )));
                     }
                     seen.push(key.clone());
-                    self.bump();
+                    self.advance();
                     self.expect_punct(Punct::Assign)?;
                     let v = self.tok_at(0).clone();
                     match (key.as_str(), &v.tok) {
@@ -1555,7 +1559,7 @@ impl<'a> Parser<'a> {
                         }
                         _ => return Err(self.unexpected("a number")),
                     }
-                    self.bump();
+                    self.advance();
                     if !self.eat_punct(Punct::Comma) {
                         break;
                     }
@@ -1570,7 +1574,7 @@ impl<'a> Parser<'a> {
                 if let Some(s) =
                     keywords::closest(&name, ["DefaultRetry", "DefaultBackoff", "backoff"])
                 {
-                    d = d.with_hint(format!("did you mean `{s}`?"));
+                    d = d.with_hint(did_you_mean(s));
                 }
                 Err(self.fail(d))
             }
@@ -1584,25 +1588,25 @@ impl<'a> Parser<'a> {
         let first = self.tok_at(0).clone();
         let kind = match &first.tok {
             Tok::Word(w) if w == "no" && matches!(self.peek_n(1), Tok::Word(x) if x == "lost") => {
-                self.bump();
-                self.bump();
+                self.advance();
+                self.advance();
                 self.expect_word("updates")?;
                 ExpectKind::NoLostUpdates
             }
             Tok::Word(w)
                 if w == "all" && matches!(self.peek_n(1), Tok::Word(x) if x == "clients") =>
             {
-                self.bump();
-                self.bump();
+                self.advance();
+                self.advance();
                 if !self.at_word("succeed") {
-                    let mut d = Diagnostic::error(self.span(), format!("unexpected {}", self.peek().describe()))
+                    let mut d = Diagnostic::error(self.span(), unexpected_msg(self.peek()))
                         .with_expected("`succeed`");
                     if self.at_word("succeeds") {
                         d = d.with_hint("write `expect all clients succeed`");
                     }
                     return Err(self.fail(d));
                 }
-                self.bump();
+                self.advance();
                 ExpectKind::AllSucceed
             }
             Tok::Ref { .. } => {
@@ -1610,14 +1614,14 @@ impl<'a> Parser<'a> {
                 if self.eat_word("exists") {
                     ExpectKind::Exists(target)
                 } else if self.at_word("is") {
-                    self.bump();
+                    self.advance();
                     self.expect_word("deleted")?;
                     ExpectKind::Deleted(target)
                 } else {
                     if !matches!(self.peek(), Tok::Word(_)) {
                         let span = self.span();
                         return Err(self.fail(
-                            Diagnostic::error(span, format!("unexpected {}", self.peek().describe()))
+                            Diagnostic::error(span, unexpected_msg(self.peek()))
                                 .with_expected("a field path, `exists` or `is deleted`")
                                 .with_hint("e.g. `expect configmap/my-config data.key == \"v\"`"),
                         ));
@@ -1636,7 +1640,7 @@ impl<'a> Parser<'a> {
                         }
                         _ => return Err(self.unexpected("`==` or `!=`")),
                     };
-                    self.bump();
+                    self.advance();
                     let value = self.expr(0)?;
                     self.literal_only(&value, "expected values");
                     ExpectKind::Field {
@@ -1648,26 +1652,26 @@ impl<'a> Parser<'a> {
                 }
             }
             Tok::Word(w) if !is_reserved(w) => {
-                self.bump();
+                self.advance();
                 let client = w.clone();
                 let k = self.tok_at(0).clone();
                 let kind = match &k.tok {
                     Tok::Word(x) if x == "succeeds" => {
-                        self.bump();
+                        self.advance();
                         ExpectKind::Succeeds(client.clone())
                     }
                     Tok::Word(x) if x == "fails" => {
-                        self.bump();
+                        self.advance();
                         self.expect_word("with")?;
                         let r = self.tok_at(0).clone();
                         let Tok::Word(reason) = &r.tok else {
                             return Err(self.unexpected("a reason like `Conflict`"));
                         };
-                        self.bump();
+                        self.advance();
                         if !keywords::REASONS.contains(&reason.as_str()) {
                             let mut d = Diagnostic::warning(r.span, format!("`{reason}` is not a Kubernetes status reason"));
                             d = match keywords::closest(reason, keywords::REASONS.iter().copied()) {
-                                Some(s) => d.with_hint(format!("did you mean `{s}`?")),
+                                Some(s) => d.with_hint(did_you_mean(s)),
                                 None => d.with_hint(format!("reasons: {}", keywords::REASONS.join(", "))),
                             };
                             self.report(d);
@@ -1685,7 +1689,7 @@ impl<'a> Parser<'a> {
                         ))
                     }
                     _ => {
-                        let mut d = Diagnostic::error(k.span, format!("unexpected {}", k.tok.describe()))
+                        let mut d = Diagnostic::error(k.span, unexpected_msg(&k.tok))
                             .with_expected("`succeeds` or `fails with REASON`");
                         if matches!(k.tok, Tok::Word(_) | Tok::Punct(Punct::Dot)) {
                             d = d.with_hint("to check an object, start with its reference: `expect configmap/NAME data.key == \"v\"`");
@@ -1698,7 +1702,7 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 return Err(self.fail(
-                    Diagnostic::error(first.span, format!("unexpected {}", first.tok.describe()))
+                    Diagnostic::error(first.span, unexpected_msg(&first.tok))
                         .with_expected("an expectation")
                         .with_hint("expectations: no lost updates | REF PATH == VALUE | REF exists | REF is deleted | CLIENT succeeds | CLIENT fails with REASON | all clients succeed"),
                 ))
@@ -1807,6 +1811,16 @@ pub(crate) fn label_problem(name: &str) -> Option<String> {
         ));
     }
     subdomain_problem(name)
+}
+
+/// `unexpected TOKEN`: one formatting site for the parser's many (docs/size.md).
+fn unexpected_msg(tok: &Tok) -> String {
+    format!("unexpected {}", tok.describe())
+}
+
+/// The hint for a near miss.
+pub(crate) fn did_you_mean(word: &str) -> String {
+    format!("did you mean `{word}`?")
 }
 
 fn name_diagnostic(

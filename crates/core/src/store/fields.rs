@@ -165,6 +165,16 @@ fn list_key(item: &Value, key: &str) -> Option<String> {
     Some(Value::Object(m).to_string())
 }
 
+/// The keys of every item of a list-map, or `None` if one has none. A loop, not a
+/// `collect::<Option<Vec<_>>>()` at each caller (docs/size.md).
+fn list_keys(items: &[Value], key: &str) -> Option<Vec<String>> {
+    let mut out = Vec::with_capacity(items.len());
+    for i in items {
+        out.push(list_key(i, key)?);
+    }
+    Some(out)
+}
+
 fn walk(
     res: &Resource,
     v: &Value,
@@ -194,10 +204,7 @@ fn walk(
         }
         Value::Array(items) => {
             let keyed = match shape(res, spath, true) {
-                Shape::ListMap(key) => items
-                    .iter()
-                    .map(|i| list_key(i, key))
-                    .collect::<Option<Vec<String>>>(),
+                Shape::ListMap(key) => list_keys(items, key),
                 _ => None,
             };
             match keyed {
@@ -290,11 +297,15 @@ fn nodes(res: &Resource, obj: &Value) -> BTreeMap<FieldPath, Node> {
 
 /// The field set an applied configuration owns.
 pub(crate) fn apply_set(res: &Resource, cfg: &Value) -> FieldSet {
-    nodes(res, cfg)
-        .into_iter()
-        .filter(|(_, n)| n.apply_member)
-        .map(|(p, _)| p)
-        .collect()
+    // Inserted one by one: `collect` into a set would link a second copy of the standard
+    // sort (docs/size.md); the keys come in order anyway.
+    let mut set = FieldSet::new();
+    for (p, n) in nodes(res, cfg) {
+        if n.apply_member {
+            set.insert(p);
+        }
+    }
+    set
 }
 
 /// `(added ∪ modified, removed)` between two versions of an object.
@@ -326,9 +337,9 @@ fn compare(res: &Resource, old: Option<&Value>, new: &Value) -> (FieldSet, Field
 }
 
 fn finish(res: &Resource, obj: &Value, mut managers: Vec<Manager>) -> Vec<Manager> {
-    let present: BTreeSet<FieldPath> = nodes(res, obj).into_keys().collect();
+    let present = nodes(res, obj);
     for m in &mut managers {
-        m.set.retain(|p| present.contains(p));
+        m.set.retain(|p| present.contains_key(p));
     }
     managers.retain(|m| !m.set.is_empty());
     managers
@@ -411,8 +422,8 @@ fn merge_at(res: &Resource, live: &Value, cfg: &Value, spath: &mut Vec<String>) 
         }
         (Value::Array(l), Value::Array(c)) => {
             if let Shape::ListMap(key) = shape(res, spath, true) {
-                let lk: Option<Vec<String>> = l.iter().map(|i| list_key(i, key)).collect();
-                let ck: Option<Vec<String>> = c.iter().map(|i| list_key(i, key)).collect();
+                let lk = list_keys(l, key);
+                let ck = list_keys(c, key);
                 if let (Some(lk), Some(ck)) = (lk, ck) {
                     let mut out = l.clone();
                     spath.push("[]".into());

@@ -263,15 +263,25 @@ pub(crate) fn canonicalize(res: &Resource, obj: &Value) -> Value {
     Value::Object(out)
 }
 
-fn json_type(v: &Value) -> String {
+/// The JSON type of a value as Go's `encoding/json` names it in unmarshal errors.
+pub(crate) fn json_type(v: &Value) -> &'static str {
     match v {
-        Value::Null => "null".into(),
-        Value::Bool(_) => "bool".into(),
-        Value::Number(_) => "number".into(),
-        Value::String(_) => "string".into(),
-        Value::Array(_) => "array".into(),
-        Value::Object(_) => "object".into(),
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
     }
+}
+
+/// `cannot unmarshal TYPE into Go struct field FIELDKEY of type TY`: one formatting site for the
+/// decode errors below (docs/size.md).
+fn unmarshal_error(v: &Value, field: &str, key: &str, ty: &str) -> String {
+    format!(
+        "cannot unmarshal {} into Go struct field {field}{key} of type {ty}",
+        json_type(v)
+    )
 }
 
 /// Checks that a body decodes into the Go type, as the apiserver's strict JSON decoder would;
@@ -295,9 +305,11 @@ pub(crate) fn decode_check(res: &Resource, obj: &Value) -> Result<(), Response> 
     let type_name = kind.as_str();
     if let Some(meta) = o.get("metadata") {
         if !meta.is_object() && !meta.is_null() {
-            return fail(format!(
-                "cannot unmarshal {} into Go struct field {type_name}.metadata of type v1.ObjectMeta",
-                json_type(meta)
+            return fail(unmarshal_error(
+                meta,
+                type_name,
+                ".metadata",
+                "v1.ObjectMeta",
             ));
         }
         for key in ["labels", "annotations"] {
@@ -306,17 +318,16 @@ pub(crate) fn decode_check(res: &Resource, obj: &Value) -> Result<(), Response> 
                 Some(Value::Object(m)) => {
                     for v in m.values() {
                         if !v.is_string() && !v.is_null() {
-                            return fail(format!(
-                                "cannot unmarshal {} into Go struct field ObjectMeta.metadata.{key} of type string",
-                                json_type(v)
-                            ));
+                            return fail(unmarshal_error(v, "ObjectMeta.metadata.", key, "string"));
                         }
                     }
                 }
                 Some(v) => {
-                    return fail(format!(
-                        "cannot unmarshal {} into Go struct field ObjectMeta.metadata.{key} of type map[string]string",
-                        json_type(v)
+                    return fail(unmarshal_error(
+                        v,
+                        "ObjectMeta.metadata.",
+                        key,
+                        "map[string]string",
                     ))
                 }
             }
@@ -329,10 +340,7 @@ pub(crate) fn decode_check(res: &Resource, obj: &Value) -> Result<(), Response> 
             "generateName",
         ] {
             if let Some(v) = meta.get(key).filter(|v| !v.is_string() && !v.is_null()) {
-                return fail(format!(
-                    "cannot unmarshal {} into Go struct field ObjectMeta.metadata.{key} of type string",
-                    json_type(v)
-                ));
+                return fail(unmarshal_error(v, "ObjectMeta.metadata.", key, "string"));
             }
         }
     }
@@ -345,10 +353,7 @@ pub(crate) fn decode_check(res: &Resource, obj: &Value) -> Result<(), Response> 
                         for v in m.values() {
                             if !v.is_string() && !v.is_null() {
                                 let ty = if key == "data" { "string" } else { "[]uint8" };
-                                return fail(format!(
-                                    "cannot unmarshal {} into Go struct field ConfigMap.{key} of type {ty}",
-                                    json_type(v)
-                                ));
+                                return fail(unmarshal_error(v, "ConfigMap.", key, ty));
                             }
                         }
                     }
@@ -358,10 +363,7 @@ pub(crate) fn decode_check(res: &Resource, obj: &Value) -> Result<(), Response> 
                         } else {
                             "map[string][]uint8"
                         };
-                        return fail(format!(
-                            "cannot unmarshal {} into Go struct field ConfigMap.{key} of type {ty}",
-                            json_type(v)
-                        ));
+                        return fail(unmarshal_error(v, "ConfigMap.", key, ty));
                     }
                 }
             }
@@ -379,16 +381,20 @@ pub(crate) fn decode_check(res: &Resource, obj: &Value) -> Result<(), Response> 
                     }
                 }
                 Some(v) => {
-                    return fail(format!(
-                        "cannot unmarshal {} into Go struct field DeploymentSpec.spec.replicas of type int32",
-                        json_type(v)
+                    return fail(unmarshal_error(
+                        v,
+                        "DeploymentSpec.spec.",
+                        "replicas",
+                        "int32",
                     ))
                 }
             },
             Some(v) => {
-                return fail(format!(
-                    "cannot unmarshal {} into Go struct field Deployment.spec of type v1.DeploymentSpec",
-                    json_type(v)
+                return fail(unmarshal_error(
+                    v,
+                    "Deployment.",
+                    "spec",
+                    "v1.DeploymentSpec",
                 ))
             }
         },

@@ -8,6 +8,7 @@
 //! other lists are replaced; the directives `$patch: delete` (on a list item or a map) and
 //! `$patch: replace` (on a map) are honoured, other `$…` directives are dropped.
 
+use super::meta::json_type;
 use super::status;
 use super::{Resource, Response};
 use serde_json::{Map, Value};
@@ -64,7 +65,7 @@ pub(crate) fn apply_patch(
             let Value::Array(ops) = patch else {
                 return Err(status::bad_request(&format!(
                     "json: cannot unmarshal {} into Go value of type jsonpatch.Patch",
-                    json_kind(patch)
+                    json_type(patch)
                 )));
             };
             if ops.len() > 10_000 {
@@ -73,8 +74,7 @@ pub(crate) fn apply_patch(
                     ops.len()
                 )));
             }
-            let ops: json_patch::Patch =
-                serde_json::from_value(patch.clone()).map_err(|_| status::patch_apply_error())?;
+            let ops = json_patch_ops(ops).ok_or_else(status::patch_apply_error)?;
             let mut out = doc.clone();
             json_patch::patch(&mut out, &ops).map_err(|_| status::patch_apply_error())?;
             Ok(out)
@@ -91,7 +91,7 @@ pub(crate) fn apply_patch(
             if !patch.is_object() {
                 return Err(status::bad_request(&format!(
                     "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                    json_kind(patch)
+                    json_type(patch)
                 )));
             }
             let mut spath = Vec::new();
@@ -101,15 +101,78 @@ pub(crate) fn apply_patch(
     }
 }
 
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
+/// The operations of a JSON patch, or `None` where deserialising `json_patch::Patch` with serde
+/// would fail. Built by hand because serde's internally tagged enum buffers every operation
+/// through its `Content` type, several kB of wasm (docs/size.md); it accepts exactly what the
+/// derived `Deserialize` accepts (tested against it):
+///
+/// - an object with a string `op` naming the operation and its fields (`path`, plus `value`
+///   for add/replace/test or `from` for move/copy); other keys are ignored;
+/// - or an array: the op name, then the fields in declaration order (add/replace/test:
+///   `path, value`; remove: `path`; move/copy: `from, path`), nothing more.
+///
+/// Pointers must be strings and valid RFC 6901 pointers; a `value` may be anything, `null`
+/// included, but must be present.
+fn json_patch_ops(ops: &[Value]) -> Option<Vec<json_patch::PatchOperation>> {
+    use json_patch::{
+        AddOperation, CopyOperation, MoveOperation, PatchOperation, RemoveOperation,
+        ReplaceOperation, TestOperation,
+    };
+    /// The operation names, in the order of the `match` below.
+    const OPS: [&str; 6] = ["add", "remove", "replace", "move", "copy", "test"];
+    fn pointer(v: Option<&Value>) -> Option<json_patch::jsonptr::PointerBuf> {
+        json_patch::jsonptr::PointerBuf::parse(v?.as_str()?).ok()
     }
+    let mut out = Vec::with_capacity(ops.len());
+    for op in ops {
+        // (op index, the two fields in declaration order: `path`/`from`, then `value`/`path`).
+        let (i, a, b) = match op {
+            Value::Object(m) => {
+                let tag = m.get("op")?.as_str()?;
+                let i = OPS.iter().position(|n| *n == tag)?;
+                let (a, b) = match i {
+                    1 => ("path", None),
+                    3 | 4 => ("from", Some("path")),
+                    _ => ("path", Some("value")),
+                };
+                (i, m.get(a), b.and_then(|b| m.get(b)))
+            }
+            Value::Array(items) => {
+                let (tag, rest) = items.split_first()?;
+                let tag = tag.as_str()?;
+                let i = OPS.iter().position(|n| *n == tag)?;
+                if rest.len() != if i == 1 { 1 } else { 2 } {
+                    return None;
+                }
+                (i, rest.first(), rest.get(1))
+            }
+            _ => return None,
+        };
+        out.push(match i {
+            0 => PatchOperation::Add(AddOperation {
+                path: pointer(a)?,
+                value: b?.clone(),
+            }),
+            1 => PatchOperation::Remove(RemoveOperation { path: pointer(a)? }),
+            2 => PatchOperation::Replace(ReplaceOperation {
+                path: pointer(a)?,
+                value: b?.clone(),
+            }),
+            3 => PatchOperation::Move(MoveOperation {
+                from: pointer(a)?,
+                path: pointer(b)?,
+            }),
+            4 => PatchOperation::Copy(CopyOperation {
+                from: pointer(a)?,
+                path: pointer(b)?,
+            }),
+            _ => PatchOperation::Test(TestOperation {
+                path: pointer(a)?,
+                value: b?.clone(),
+            }),
+        });
+    }
+    Some(out)
 }
 
 fn directive(v: &Value) -> Option<&str> {
@@ -200,6 +263,7 @@ fn strategic(res: &Resource, doc: &Value, patch: &Value, spath: &mut Vec<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
 
     #[test]
@@ -229,6 +293,120 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out, json!({"data": {"z": "9"}}));
+    }
+
+    /// What the store did before `json_patch_ops`: serde's derived `Deserialize`.
+    fn serde_ops(ops: &[Value]) -> Option<Vec<json_patch::PatchOperation>> {
+        serde_json::from_value::<json_patch::Patch>(Value::Array(ops.to_vec()))
+            .ok()
+            .map(|p| p.0)
+    }
+
+    /// Any JSON value built from the pieces JSON patch operations are made of.
+    fn piece() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            Just(json!(true)),
+            Just(json!(0)),
+            Just(json!(-2)),
+            Just(json!(1.5)),
+            prop::sample::select(vec![
+                "add", "remove", "replace", "move", "copy", "test", "Add", "op", "path", "from",
+                "value", "", "/", "/a", "/a/0", "/a/-", "a", "/a~1b", "/a~2", "/~", "/b/c",
+            ])
+            .prop_map(|s| json!(s)),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::vec(
+                    (
+                        prop::sample::select(vec!["op", "path", "from", "value", "x"]),
+                        inner
+                    ),
+                    0..5
+                )
+                .prop_map(|kv| Value::Object(
+                    kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+                )),
+            ]
+        })
+    }
+
+    /// An operation-shaped value: an object or array around a known op name.
+    fn op_like() -> impl Strategy<Value = Value> {
+        let name = prop::sample::select(vec!["add", "remove", "replace", "move", "copy", "test"]);
+        prop_oneof![
+            (
+                name.clone(),
+                prop::collection::vec(
+                    (
+                        prop::sample::select(vec!["path", "from", "value", "x"]),
+                        piece()
+                    ),
+                    0..4
+                )
+            )
+                .prop_map(|(n, kv)| {
+                    let mut m = Map::new();
+                    m.insert("op".into(), json!(n));
+                    for (k, v) in kv {
+                        m.insert(k.to_string(), v);
+                    }
+                    Value::Object(m)
+                }),
+            (name, prop::collection::vec(piece(), 0..4)).prop_map(|(n, rest)| {
+                let mut a = vec![json!(n)];
+                a.extend(rest);
+                Value::Array(a)
+            }),
+            piece(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Accepts and rejects exactly what serde's `Deserialize` for `Patch` did, with the same
+        /// operations.
+        #[test]
+        fn json_patch_ops_match_serde(ops in prop::collection::vec(op_like(), 0..4)) {
+            prop_assert_eq!(json_patch_ops(&ops), serde_ops(&ops));
+        }
+    }
+
+    #[test]
+    fn json_patch_ops_forms() {
+        let cases = [
+            json!({"op": "add", "path": "/a", "value": null}),
+            json!({"op": "add", "path": "/a"}),
+            json!({"op": "remove", "path": "/a", "value": 1, "from": 3}),
+            json!({"op": "remove", "path": "a"}),
+            json!({"op": "remove", "path": "/a~2"}),
+            json!({"op": "remove", "path": ""}),
+            json!({"op": "move", "from": "/a", "path": "/b"}),
+            json!({"op": "copy", "path": "/b"}),
+            json!({"op": "test", "path": "/a", "value": {"x": [1, 2.5, -3]}}),
+            json!({"op": "Add", "path": "/a", "value": 1}),
+            json!({"op": 0, "path": "/a", "value": 1}),
+            json!({"path": "/a", "value": 1}),
+            json!(["add", "/a", 1]),
+            json!(["add", "/a"]),
+            json!(["add", "/a", 1, 2]),
+            json!(["remove", "/a"]),
+            json!(["remove", "/a", 1]),
+            json!(["move", "/a", "/b"]),
+            json!(["test", 5, 1]),
+            json!([]),
+            json!([0, "/a"]),
+            json!("add"),
+            json!(null),
+        ];
+        for c in cases {
+            let ops = [c];
+            assert_eq!(json_patch_ops(&ops), serde_ops(&ops), "{}", ops[0]);
+        }
+        assert_eq!(json_patch_ops(&[]), Some(Vec::new()));
     }
 
     #[test]
