@@ -37,7 +37,7 @@ pub fn main(argv: &[String]) -> u8 {
             EXERCISES.iter().flat_map(|ex| {
                 [
                     (format!("{}.rvl", ex.id), ex.source),
-                    (format!("{}.solution.rvl", ex.id), ex.solution),
+                    (format!("{}.solution.rvl", ex.id), ex.solution()),
                 ]
             }),
         );

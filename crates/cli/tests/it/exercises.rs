@@ -31,7 +31,7 @@ fn export_writes_starting_texts_and_solutions_that_grade_as_expected() {
         assert_eq!(std::fs::read_to_string(&start).expect("start"), b.source);
         assert_eq!(
             std::fs::read_to_string(&solution).expect("solution"),
-            b.solution
+            b.solution()
         );
     }
     // Exported files are plain scenarios: `rvlab run` accepts them.
@@ -99,9 +99,9 @@ fn grade_names_a_changed_locked_client() {
     let dir = temp_dir("ex-locked");
     let b = rvlab_core::exercises::builtin("retry-reread").expect("exists");
     let cheat = b
-        .solution
+        .solution()
         .replacen("        c.data.count = c.data.count + 1\n", "", 1);
-    assert_ne!(cheat, b.solution);
+    assert_ne!(cheat, b.solution());
     let path = dir.join("cheat.rvl");
     std::fs::write(&path, cheat).expect("write");
     let o = rvlab(&["grade", "retry-reread", path.to_str().expect("path")]);

@@ -37,17 +37,17 @@ fn every_starting_text_fails_and_every_solution_passes() {
             b.id, start.reasons
         );
         assert!(!start.reasons.is_empty());
-        let solution = grade(&ex, b.solution);
+        let solution = grade(&ex, b.solution());
         assert!(
             solution.pass,
             "{}: the solution fails: {:?}",
             b.id, solution.reasons
         );
         // The solution is the same exercise, and a plain scenario that runs.
-        let sol = exercises::parse(b.solution).expect("the solution parses as an exercise");
+        let sol = exercises::parse(b.solution()).expect("the solution parses as an exercise");
         assert_eq!(sol.id, ex.id);
         assert_eq!(sol.goal, ex.goal);
-        assert!(lang::parse(b.solution).scenario.is_some());
+        assert!(lang::parse(b.solution()).scenario.is_some());
         kinds.push(ex.goal.kind());
     }
     assert!(EXERCISES.len() >= 10);
@@ -57,7 +57,7 @@ fn every_starting_text_fails_and_every_solution_passes() {
 #[test]
 fn every_exercise_file_is_a_plain_scenario_that_runs() {
     for b in EXERCISES {
-        for (file, text) in [(b.file, b.source), (b.solution_file, b.solution)] {
+        for (file, text) in [(b.file, b.source), (b.solution_file, b.solution())] {
             let p = lang::parse(text);
             assert!(p.diagnostics.is_empty(), "{file}: {:?}", p.diagnostics);
             let scenario = p.scenario.expect("parses");
@@ -252,7 +252,9 @@ fn wrong_answer_changing_a_locked_client_names_it() {
 #[test]
 fn changing_setup_or_expectations_or_clients_fails() {
     let ex = builtin("retry-reread");
-    let solution = exercises::builtin("retry-reread").expect("exists").solution;
+    let solution = exercises::builtin("retry-reread")
+        .expect("exists")
+        .solution();
     let v = grade(
         &ex,
         &solution.replace("data.count = \"0\"", "data.count = \"1\""),
@@ -461,7 +463,7 @@ mod properties {
         ) {
             let b = &EXERCISES[which];
             let ex = b.parse().expect("parses");
-            let mut lines: Vec<&str> = if solution { b.solution } else { b.source }.lines().collect();
+            let mut lines: Vec<&str> = if solution { b.solution() } else { b.source }.lines().collect();
             for (at, op) in edits {
                 if lines.is_empty() {
                     break;

@@ -443,7 +443,7 @@ mod tests {
         assert!(!v.pass);
         assert!(v.reasons.iter().any(|r| r.contains("schedules")), "{v:?}");
         // The reference solution (with its header lines) passes.
-        let solution = builtin("retry-reread").expect("built-in").solution;
+        let solution = builtin("retry-reread").expect("built-in").solution();
         let s = ex(
             s.apply(Action::EditSource(solution.into())),
             ExerciseAction::Check,
@@ -456,10 +456,10 @@ mod tests {
     fn every_fix_solution_passes_without_its_header_lines() {
         for b in EXERCISES {
             let e = b.parse().expect("parses");
-            let Some(sc) = parse(b.solution).scenario else {
+            let Some(sc) = parse(b.solution()).scenario else {
                 panic!("{}", b.id)
             };
-            let stripped = without_exercise_lines(b.solution, &sc);
+            let stripped = without_exercise_lines(b.solution(), &sc);
             assert!(!stripped.contains("goal "), "{}", b.id);
             if e.goal == Goal::Fix {
                 let v = grade(&e, &stripped);
