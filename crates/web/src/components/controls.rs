@@ -1,7 +1,7 @@
 //! Step, back, run to end, reset, the scrub slider, autoplay and its speed, the seed, and one
 //! "next" button per unfinished client (the learner is the scheduler).
 
-use super::AppHandle;
+use super::{on_click, AppHandle};
 use crate::state::{Action, SPEEDS_MS};
 use rvlab_core::view::{ClientStatus, WorldView};
 use std::rc::Rc;
@@ -23,10 +23,7 @@ fn button(
     action: Action,
     disabled: bool,
 ) -> Html {
-    let onclick = {
-        let app = app.clone();
-        Callback::from(move |_| app.dispatch(action.clone()))
-    };
+    let onclick = on_click(&app.dispatcher(), action);
     html! {
         <button type="button" data-testid={testid.to_string()} {onclick} {disabled}
             aria-keyshortcuts={key.to_string()} title={format!("{label} ({key})")}>{label}</button>
@@ -76,10 +73,7 @@ pub fn controls(props: &ControlsProps) -> Html {
             )
         })
         .map(|c| {
-            let onclick = {
-                let (app, i) = (app.clone(), c.index);
-                Callback::from(move |_| app.dispatch(Action::Next(i)))
-            };
+            let onclick = on_click(&app.dispatcher(), Action::Next(c.index));
             let what = c.next_statement.clone().unwrap_or_default();
             let sleeping = matches!(c.status, ClientStatus::Sleeping { .. });
             let key = (c.index + 1).to_string();
@@ -104,7 +98,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                 {button(app, "run-to-end", "Run to end ▶▶", "End", Action::RunToEnd, cursor >= len)}
                 <button type="button" data-testid="autoplay" aria-pressed={app.playing.to_string()}
                     aria-keyshortcuts="Space" disabled={!app.playing && cursor >= len}
-                    onclick={let app = app.clone(); Callback::from(move |_| app.dispatch(Action::TogglePlaying))}>
+                    onclick={on_click(&app.dispatcher(), Action::TogglePlaying)}>
                     {if app.playing { "Pause" } else { "Play" }}
                 </button>
                 <label class="inline">{"speed "}

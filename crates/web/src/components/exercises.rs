@@ -15,8 +15,7 @@ pub struct ExercisesProps {
 }
 
 fn on(app: &AppHandle, action: ExerciseAction) -> Callback<MouseEvent> {
-    let app = app.clone();
-    Callback::from(move |_| app.dispatch(Action::Exercise(action.clone())))
+    super::on_click(&app.dispatcher(), Action::Exercise(action))
 }
 
 fn kind_label(goal: &Goal) -> &'static str {

@@ -3,7 +3,7 @@
 //! expectation "k of n schedules violate …" with its counterexample, the outcome classes with
 //! their counts; a click loads a counterexample or an example into the timeline.
 
-use super::AppHandle;
+use super::{on_click, AppHandle};
 use crate::state::explore::{ExploreAction, ExploreResult, ExploreStatus, EXPLORE_MAX_STATES};
 use crate::state::Action;
 use yew::prelude::*;
@@ -45,10 +45,7 @@ pub fn explorer(props: &ExplorerProps) -> Html {
     let ex = &app.explore;
     let running = matches!(ex.status, ExploreStatus::Running { .. });
     let stale = !matches!(ex.status, ExploreStatus::Idle) && app.explore_stale();
-    let dispatch = |action: Action| {
-        let app = app.clone();
-        Callback::from(move |_: MouseEvent| app.dispatch(action.clone()))
-    };
+    let dispatch = |action: Action| on_click(&app.dispatcher(), action);
     let progress = match &ex.status {
         ExploreStatus::Running { states, schedules } => Some((*states, *schedules, false)),
         ExploreStatus::Done(r) => Some((r.states, r.schedules, true)),
@@ -88,10 +85,7 @@ pub fn explorer(props: &ExplorerProps) -> Html {
 }
 
 fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
-    let load = |token: &str| {
-        let (app, token) = (app.clone(), token.to_string());
-        Callback::from(move |_: MouseEvent| app.dispatch(Action::LoadSchedule(token.clone())))
-    };
+    let load = |token: &str| on_click(&app.dispatcher(), Action::LoadSchedule(token.to_string()));
     let n = plural(r.schedules, "schedule", "schedules");
     let head = if r.complete {
         format!(

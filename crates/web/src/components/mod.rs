@@ -9,8 +9,16 @@ pub mod panels;
 pub mod share;
 pub mod timeline;
 
-use crate::state::AppState;
-use yew::UseReducerHandle;
+use crate::state::{Action, AppState};
+use yew::{Callback, MouseEvent, UseReducerDispatcher, UseReducerHandle};
 
 /// The state handle every component reads and dispatches to.
 pub type AppHandle = UseReducerHandle<AppState>;
+
+/// A click handler that dispatches `action`. Every "click does X" button goes through this one
+/// non-generic function, so they share one closure body and vtable (docs/size.md).
+#[inline(never)]
+pub fn on_click(dispatch: &UseReducerDispatcher<AppState>, action: Action) -> Callback<MouseEvent> {
+    let dispatch = dispatch.clone();
+    Callback::from(move |_| dispatch.dispatch(action.clone()))
+}

@@ -3,7 +3,7 @@
 //! keyboard help overlay, the table form of the timeline and the live region that announces
 //! the narration.
 
-use super::AppHandle;
+use super::{on_click, AppHandle};
 use crate::hooks::{copy_text, page_url};
 use crate::link::{embed_code, fragment, Flags};
 use crate::state::{Action, AppState, Shown};
@@ -85,18 +85,11 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
             });
         })
     };
-    let toggle_table = {
-        let app = app.clone();
-        Callback::from(move |_| app.dispatch(Action::SetTableView(!app.table_view)))
-    };
-    let reset = {
-        let app = app.clone();
-        Callback::from(move |_| app.dispatch(Action::ResetToLesson))
-    };
-    let help = {
-        let app = app.clone();
-        Callback::from(move |_| app.dispatch(Action::ShowHelp(true)))
-    };
+    // The bar re-renders with every state change, so the value read here is the one shown.
+    let dispatch = app.dispatcher();
+    let toggle_table = on_click(&dispatch, Action::SetTableView(!app.table_view));
+    let reset = on_click(&dispatch, Action::ResetToLesson);
+    let help = on_click(&dispatch, Action::ShowHelp(true));
     let status = (*prepared).as_ref().map(|p| {
         let message = match p.copied {
             None => format!("{} ready: copying…", p.what),
@@ -145,10 +138,7 @@ pub fn notice(props: &super::panels::PanelProps) -> Html {
     let Some(text) = app.notice.clone() else {
         return html! {};
     };
-    let dismiss = {
-        let app = app.clone();
-        Callback::from(move |_| app.dispatch(Action::Notice(None)))
-    };
+    let dismiss = on_click(&app.dispatcher(), Action::Notice(None));
     html! {
         <div class="notice" role="alert" data-testid="share-notice">
             <span class="notice-icon" aria-hidden="true">{"⚠"}</span>
@@ -203,10 +193,7 @@ pub fn help_overlay(props: &HelpProps) -> Html {
             }
         });
     }
-    let close = {
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |_| dispatch.dispatch(Action::ShowHelp(false)))
-    };
+    let close = on_click(&props.dispatch, Action::ShowHelp(false));
     let on_backdrop = {
         let dispatch = props.dispatch.clone();
         Callback::from(move |e: MouseEvent| {
@@ -276,10 +263,7 @@ pub fn timeline_table(props: &TableProps) -> Html {
         .iter()
         .enumerate()
         .map(|(i, step)| {
-            let go = {
-                let dispatch = props.dispatch.clone();
-                Callback::from(move |_| dispatch.dispatch(Action::Jump(i + 1)))
-            };
+            let go = on_click(&props.dispatch, Action::Jump(i + 1));
             let current = props.cursor == i + 1;
             let status = match (&step.status_line, crate::labels::mark_badge(step.mark)) {
                 (Some(s), Some((icon, word))) => format!("{s} ({icon} {word})"),

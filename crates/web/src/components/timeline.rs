@@ -87,10 +87,7 @@ fn row(props: &RowProps) -> Html {
         })
         .collect();
     let server = step.revision.map(|r| format!("rv {r}")).unwrap_or_default();
-    let onclick = {
-        let (dispatch, i) = (props.dispatch.clone(), props.index);
-        Callback::from(move |_| dispatch.dispatch(Action::Jump(i + 1)))
-    };
+    let onclick = super::on_click(&props.dispatch, Action::Jump(props.index + 1));
     let label = format!(
         "Step {} by {}: {}",
         step.number, step.client, step.narration
@@ -109,10 +106,7 @@ fn row(props: &RowProps) -> Html {
 #[function_component(Rows)]
 fn rows(props: &RowsProps) -> Html {
     let shown = &props.shown.0;
-    let to_start = {
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |_| dispatch.dispatch(Action::Jump(0)))
-    };
+    let to_start = super::on_click(&props.dispatch, Action::Jump(0));
     let rows: Html = (0..shown.steps.len())
         .map(|i| html! { <Row key={i} shown={props.shown.clone()} index={i} dispatch={props.dispatch.clone()} /> })
         .collect();
