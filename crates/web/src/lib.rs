@@ -20,6 +20,7 @@ pub mod worker;
 
 use components::controls::{controls, ControlsProps};
 use components::editor::{diagnostics, DiagnosticsProps, Editor};
+use components::el;
 use components::exercises::{exercises, view_tabs, ExercisesProps};
 use components::explorer::{explorer, ExplorerProps};
 use components::inspector::{inspector, InspectorProps};
@@ -84,7 +85,7 @@ pub fn app() -> Html {
     let panel = PanelProps { app: app.clone() };
     let editor = html! {
             <section class="panel editor" aria-label="Scenario editor">
-                <h2>{"Scenario"}</h2>
+                {el("h2", "", "Scenario")}
                 <Editor dispatch={app.dispatcher()} source={source.clone()}
                     diagnostics={app.diagnostics.clone()} textarea={textarea.clone()} />
                 {diagnostics(&DiagnosticsProps {
@@ -125,7 +126,7 @@ pub fn app() -> Html {
     html! {
         <main class="app" data-testid="app" ref={main_ref}>
             <header class="topbar">
-                <h1>{"rvlab"}<span class="tagline">{" resourceVersion, 409 Conflict and retries, step by step"}</span></h1>
+                <h1>{"rvlab"}{el("span", "tagline", " resourceVersion, 409 Conflict and retries, step by step")}</h1>
                 {view_tabs(&ExercisesProps { app: app.clone() })}
                 if !app.exercises.open { <LessonPicker app={app.clone()} /> }
                 <ShareBar app={app.clone()} {flags} />

@@ -1,6 +1,7 @@
 //! Step, back, run to end, reset, the scrub slider, autoplay and its speed, the seed, and one
 //! "next" button per unfinished client (the learner is the scheduler).
 
+use super::el;
 use super::{on_click, AppHandle};
 use crate::state::{Action, SPEEDS_MS};
 use rvlab_core::view::{ClientStatus, WorldView};
@@ -82,9 +83,9 @@ pub fn controls(props: &ControlsProps) -> Html {
                     data-testid={format!("next-{}", c.name)} {onclick}
                     aria-keyshortcuts={key.clone()}
                     title={format!("{} goes next ({key}): {what} — {}", c.name, c.status_label)}>
-                    <span class="who">{format!("{} ▸", c.name)}</span>
-                    <span class="what">{what}</span>
-                    if sleeping { <span class="muted">{format!(" ({})", c.status_label)}</span> }
+                    {el("span", "who", format!("{} ▸", c.name))}
+                    {el("span", "what", what)}
+                    if sleeping { {el("span", "muted", format!(" ({})", c.status_label))} }
                 </button>
             }
         })
@@ -119,13 +120,13 @@ pub fn controls(props: &ControlsProps) -> Html {
                 </label>
             </div>
             <div class="nexts" role="group" aria-label="Who goes next">
-                <span class="muted">{"next: "}</span>
-                if props.world.finished { <span class="muted">{"every client has finished"}</span> }
+                {el("span", "muted", "next: ")}
+                if props.world.finished { {el("span", "muted", "every client has finished")} }
                 {nexts}
             </div>
             <details class="keys">
                 <summary>{"Keyboard"}</summary>
-                <p>{"→ step · ← back · space play/pause · End run to end · Home reset · 1–9 that client goes next · ? all shortcuts"}</p>
+                {el("p", "", "→ step · ← back · space play/pause · End run to end · Home reset · 1–9 that client goes next · ? all shortcuts")}
             </details>
         </section>
     }

@@ -2,6 +2,7 @@
 //! the open exercise: instructions, the goal, which clients are locked, Check with the verdict
 //! and its reasons (a click loads the deciding run), hints one at a time.
 
+use super::el;
 use super::AppHandle;
 use crate::state::exercises::ExerciseAction;
 use crate::state::Action;
@@ -68,16 +69,16 @@ pub fn exercises(props: &ExercisesProps) -> Html {
         })
         .collect();
     let body = match current {
-        None => html! { <p class="muted">{"Pick an exercise."}</p> },
+        None => el("p", "muted", "Pick an exercise."),
         Some(s) => {
             let ex = &s.exercise;
             let goal = match &ex.goal {
                 Goal::Break { expectation } => html! {
-                    <p class="goal"><strong>{"Goal (break it): "}</strong>{"make "}<code>{format!("expect {expectation}")}</code>
+                    <p class="goal">{el("strong", "", "Goal (break it): ")}{"make "}{el("code", "", format!("expect {expectation}"))}
                         {" fail. You are the scheduler: pick who goes next with the “next” buttons, then Check."}</p>
                 },
                 Goal::Fix => html! {
-                    <p class="goal"><strong>{"Goal (fix it): "}</strong>
+                    <p class="goal">{el("strong", "", "Goal (fix it): ")}
                         {"edit the editable clients so that every expectation holds in every schedule, then Check (it explores all of them)."}</p>
                 },
             };
@@ -87,9 +88,9 @@ pub fn exercises(props: &ExercisesProps) -> Html {
                 .map(|c| {
                     let line = c.line.map(|l| format!(", line {l}")).unwrap_or_default();
                     if c.editable {
-                        html! { <li class="lock editable" data-testid="exercise-client"><span class="badge fresh">{"editable"}</span>{" "}<strong>{c.name}</strong>{format!(" editable{line}")}</li> }
+                        html! { <li class="lock editable" data-testid="exercise-client">{el("span", "badge fresh", "editable")}{" "}{el("strong", "", c.name)}{format!(" editable{line}")}</li> }
                     } else {
-                        html! { <li class="lock locked" data-testid="exercise-client"><span class="badge locked">{"locked"}</span>{" "}<strong>{c.name}</strong>{format!(" locked{line} (changes are refused)")}</li> }
+                        html! { <li class="lock locked" data-testid="exercise-client">{el("span", "badge locked", "locked")}{" "}{el("strong", "", c.name)}{format!(" locked{line} (changes are refused)")}</li> }
                     }
                 })
                 .collect();
@@ -98,8 +99,8 @@ pub fn exercises(props: &ExercisesProps) -> Html {
                 html! {
                     <div class={classes!("exercise-verdict", if v.pass { "pass" } else { "fail" })}
                         data-testid="exercise-verdict" data-pass={v.pass.to_string()} role="status">
-                        <strong>{if v.pass { "✓ Passed" } else { "✖ Not yet" }}</strong>
-                        <ul>{ for v.reasons.iter().map(|r| html! { <li>{r.clone()}</li> }) }</ul>
+                        {el("strong", "", if v.pass { "✓ Passed" } else { "✖ Not yet" })}
+                        <ul>{ for v.reasons.iter().map(|r| el("li", "", r.clone())) }</ul>
                         if v.link.is_some() {
                             <button type="button" data-testid="exercise-open-run"
                                 onclick={on(app, ExerciseAction::OpenVerdictRun)}>{"Show this run in the timeline"}</button>
@@ -109,10 +110,10 @@ pub fn exercises(props: &ExercisesProps) -> Html {
             });
             html! {
                 <div class="exercise" data-testid="exercise" data-id={s.id}>
-                    <h3>{ex.title.clone()}{" "}<span class="kind">{kind_label(&ex.goal)}</span>
-                        if app.is_solved(s.id) { {" "}<span class="badge fresh">{"✓ solved"}</span> }</h3>
+                    <h3>{ex.title.clone()}{" "}{el("span", "kind", kind_label(&ex.goal))}
+                        if app.is_solved(s.id) { {" "}{el("span", "badge fresh", "✓ solved")} }</h3>
                     <div data-testid="exercise-instructions" class="instructions">
-                        { for ex.instructions.iter().map(|p| html! { <p>{p.clone()}</p> }) }
+                        { for ex.instructions.iter().map(|p| el("p", "", p.clone())) }
                     </div>
                     {goal}
                     <ul class="locks" aria-label="Clients">{locks}</ul>
@@ -128,7 +129,7 @@ pub fn exercises(props: &ExercisesProps) -> Html {
                         <button type="button" data-testid="exercise-restart" onclick={on(app, ExerciseAction::Load(s.id))}>{"Start over"}</button>
                     </div>
                     { for ex.hints.iter().take(s.hints_shown).enumerate().map(|(i, h)| html! {
-                        <p class="hint" data-testid="exercise-hint-text"><strong>{format!("Hint {}: ", i + 1)}</strong>{h.clone()}</p>
+                        <p class="hint" data-testid="exercise-hint-text">{el("strong", "", format!("Hint {}: ", i + 1))}{h.clone()}</p>
                     }) }
                     { for verdict }
                 </div>
@@ -138,7 +139,7 @@ pub fn exercises(props: &ExercisesProps) -> Html {
     html! {
         <section class="panel exercises" data-testid="exercises" aria-label="Exercises">
             <nav class="course" aria-label="Course">
-                <h2>{format!("Course: {} of {} solved", app.exercises.solved.len(), EXERCISES.len())}</h2>
+                {el("h2", "", format!("Course: {} of {} solved", app.exercises.solved.len(), EXERCISES.len()))}
                 <ol data-testid="exercise-list">{items}</ol>
             </nav>
             {body}

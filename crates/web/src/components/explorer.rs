@@ -3,6 +3,7 @@
 //! expectation "k of n schedules violate …" with its counterexample, the outcome classes with
 //! their counts; a click loads a counterexample or an example into the timeline.
 
+use super::el;
 use super::{on_click, AppHandle};
 use crate::state::explore::{ExploreAction, ExploreResult, ExploreStatus, EXPLORE_MAX_STATES};
 use crate::state::Action;
@@ -53,7 +54,7 @@ pub fn explorer(props: &ExplorerProps) -> Html {
     };
     html! {
         <section class="panel explorer" data-testid="explorer" aria-label="Explorer">
-            <h2>{"Explorer "}<span class="muted">{"(every order of the clients' requests)"}</span></h2>
+            <h2>{"Explorer "}{el("span", "muted", "(every order of the clients' requests)")}</h2>
             <div class="buttons">
                 <button type="button" data-testid="explore-button" disabled={running || app.has_errors()}
                     onclick={dispatch(Action::Explore(ExploreAction::Start))}>{"Explore all schedules"}</button>
@@ -70,8 +71,8 @@ pub fn explorer(props: &ExplorerProps) -> Html {
                         <progress max={EXPLORE_MAX_STATES.to_string()} value={states.min(u64::from(EXPLORE_MAX_STATES)).to_string()}
                             aria-label="States explored, of the budget"></progress>
                     }
-                    <span>{format!("{} · {} {}", plural(states, "state", "states"), plural(schedules, "schedule", "schedules"),
-                        if done { "(done)" } else { "so far…" })}</span>
+                    {el("span", "", format!("{} · {} {}", plural(states, "state", "states"), plural(schedules, "schedule", "schedules"),
+                        if done { "(done)" } else { "so far…" }))}
                 </div>
             }
             if let ExploreStatus::Failed(message) = &ex.status {
@@ -110,9 +111,9 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
             html! {
                 <li class={if violated { "fails" } else { "holds" }} data-testid="explore-violation">
                     if violated {
-                        <span class="verdict">{"✖ "}</span>
+                        {el("span", "verdict", "✖ ")}
                         {format!("{} of {} violate ", thousands(e.violations), n)}
-                        <code>{format!("expect {}", e.text)}</code>
+                        {el("code", "", format!("expect {}", e.text))}
                         if let Some(c) = &e.counterexample {
                             {" "}
                             <button type="button" class="link" data-testid="load-counterexample" disabled={stale}
@@ -121,7 +122,7 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
                             </button>
                         }
                     } else {
-                        <span class="verdict">{"✓ "}</span><code>{format!("expect {}", e.text)}</code>
+                        {el("span", "verdict", "✓ ")}{el("code", "", format!("expect {}", e.text))}
                         {format!(" holds in all {n}")}
                     }
                 </li>
@@ -134,7 +135,7 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
         .map(|o| {
             html! {
                 <li data-testid="explore-outcome">
-                    <strong>{plural(o.count, "schedule", "schedules")}</strong>{": "}{o.summary.clone()}{" "}
+                    {el("strong", "", plural(o.count, "schedule", "schedules"))}{": "}{o.summary.clone()}{" "}
                     <button type="button" class="link" data-testid="load-outcome" disabled={stale}
                         title="Play this schedule in the timeline" onclick={load(&o.example)}>
                         {format!("e.g. {}", token_label(&o.example))}
@@ -152,9 +153,9 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
                 </p>
             }
             <p class={if r.complete { "" } else { "bad" }}>{head}</p>
-            if r.expectations.is_empty() { <p class="muted">{"This scenario has no expect lines."}</p> }
+            if r.expectations.is_empty() { {el("p", "muted", "This scenario has no expect lines.")} }
             <ul class="explore-expectations">{expectations}</ul>
-            <h3>{format!("Outcomes ({})", r.outcomes.len())}</h3>
+            {el("h3", "", format!("Outcomes ({})", r.outcomes.len()))}
             <ul class="explore-outcomes">{outcomes}</ul>
         </div>
     }

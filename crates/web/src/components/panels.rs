@@ -1,6 +1,7 @@
 //! Small panels: the lesson picker (title and about), the narration of the current step, and
 //! the expectations checked at the end of the run.
 
+use super::el;
 use super::AppHandle;
 use crate::state::Action;
 use rvlab_core::lessons::{lesson, LESSONS};
@@ -59,14 +60,16 @@ pub fn narration(props: &PanelProps) -> Html {
     let body = match app.current_step() {
         Some(step) => html! {
             <>
-                <p><strong>{format!("Step {} · {}: ", step.number, step.client)}</strong>{step.narration.clone()}</p>
-                { for step.lost_updates.iter().map(|l| html! { <p class="bad">{format!("☠ {l}")}</p> }) }
-                if let Some(f) = &step.finished { <p class="muted">{f.clone()}</p> }
+                <p>{el("strong", "", format!("Step {} · {}: ", step.number, step.client))}{step.narration.clone()}</p>
+                { for step.lost_updates.iter().map(|l| el("p", "bad", format!("☠ {l}"))) }
+                if let Some(f) = &step.finished { {el("p", "muted", f.clone())} }
             </>
         },
-        None => {
-            html! { <p>{"Nothing has happened yet. Step forward (→), or pick who goes next."}</p> }
-        }
+        None => el(
+            "p",
+            "",
+            "Nothing has happened yet. Step forward (→), or pick who goes next.",
+        ),
     };
     let stopped = app
         .shown
@@ -76,7 +79,7 @@ pub fn narration(props: &PanelProps) -> Html {
     html! {
         <section class="panel narration" data-testid="narration" aria-label="Narration">
             {body}
-            if let Some(s) = stopped { <p class="bad">{s}</p> }
+            if let Some(s) = stopped { {el("p", "bad", s)} }
         </section>
     }
 }
@@ -91,19 +94,23 @@ pub fn expectations(props: &PanelProps) -> Html {
         .expectations
         .iter()
         .map(|e| {
-            let (class, word) = if e.holds { ("holds", "✓ holds") } else { ("fails", "✖ fails") };
+            let (class, word) = if e.holds {
+                ("holds", "✓ holds")
+            } else {
+                ("fails", "✖ fails")
+            };
             html! {
                 <li class={class}>
-                    <span class="verdict">{word}</span>{" "}<code>{format!("expect {}", e.text)}</code>
-                    <div class="muted">{e.detail.clone()}</div>
+                    {el("span", "verdict", word)}{" "}{el("code", "", format!("expect {}", e.text))}
+                    {el("div", "muted", e.detail.clone())}
                 </li>
             }
         })
         .collect();
     html! {
         <section class="panel expectations" data-testid="expectations" aria-label="Expectations">
-            <h2>{"Expectations "}<span class="muted">{"(at the end of this run)"}</span></h2>
-            if shown.expectations.is_empty() { <p class="muted">{"This scenario has no expect lines."}</p> }
+            <h2>{"Expectations "}{el("span", "muted", "(at the end of this run)")}</h2>
+            if shown.expectations.is_empty() { {el("p", "muted", "This scenario has no expect lines.")} }
             <ul>{items}</ul>
         </section>
     }

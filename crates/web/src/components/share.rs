@@ -3,6 +3,7 @@
 //! keyboard help overlay, the table form of the timeline and the live region that announces
 //! the narration.
 
+use super::el;
 use super::{on_click, AppHandle};
 use crate::hooks::{copy_text, page_url};
 use crate::link::{embed_code, fragment, Flags};
@@ -142,7 +143,7 @@ pub fn notice(props: &super::panels::PanelProps) -> Html {
     html! {
         <div class="notice" role="alert" data-testid="share-notice">
             <span class="notice-icon" aria-hidden="true">{"⚠"}</span>
-            <p><strong>{"Notice: "}</strong>{text}</p>
+            <p>{el("strong", "", "Notice: ")}{text}</p>
             <button type="button" onclick={dismiss} aria-label="Dismiss the notice">{"✕"}</button>
         </div>
     }
@@ -219,14 +220,14 @@ pub fn help_overlay(props: &HelpProps) -> Html {
     };
     let rows: Html = SHORTCUTS
         .iter()
-        .map(|(k, what)| html! { <tr><th scope="row"><kbd>{*k}</kbd></th><td>{*what}</td></tr> })
+        .map(|(k, what)| html! { <tr><th scope="row"><kbd>{*k}</kbd></th>{el("td", "", *what)}</tr> })
         .collect();
     html! {
         <div class="backdrop" onclick={on_backdrop}>
             <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="help-title"
                 data-testid="help-overlay" onkeydown={trap}>
                 <h2 id="help-title">{"Keyboard shortcuts"}</h2>
-                <p class="muted">{"Shortcuts work anywhere on the page except while typing in the editor or a field."}</p>
+                {el("p", "muted", "Shortcuts work anywhere on the page except while typing in the editor or a field.")}
                 <table class="keys-table">
                     <caption class="sr-only">{"Keyboard shortcuts"}</caption>
                     <thead><tr><th scope="col">{"Key"}</th><th scope="col">{"Action"}</th></tr></thead>
@@ -253,7 +254,7 @@ pub fn timeline_table(props: &TableProps) -> Html {
     let Some(shown) = &props.shown else {
         return html! {
             <section class="panel timeline" aria-label="Timeline">
-                <p class="note">{"No run yet: fix the scenario text to see one."}</p>
+                {el("p", "note", "No run yet: fix the scenario text to see one.")}
             </section>
         };
     };
@@ -281,18 +282,18 @@ pub fn timeline_table(props: &TableProps) -> Html {
                         <button type="button" class="link" onclick={go}
                             aria-label={format!("Show step {}", step.number)}>{step.number}</button>
                     </th>
-                    <td>{step.client.clone()}</td>
+                    {el("td", "", step.client.clone())}
                     <td><code title={step.request_line.clone().unwrap_or_default()}>
                         {crate::labels::short_request(step).unwrap_or_else(|| step.statement.clone())}</code></td>
-                    <td class="status">{status}</td>
-                    <td>{narration}</td>
+                    {el("td", "status", status)}
+                    {el("td", "", narration)}
                 </tr>
             }
         })
         .collect();
     html! {
         <section class="panel timeline" aria-label="Timeline (table)">
-            <h2>{"Timeline"}</h2>
+            {el("h2", "", "Timeline")}
             <div class="scroll">
                 <table class="steps-table" data-testid="timeline-table">
                     <caption>{format!("Every step of the run, {} in all; step {} is shown.", shown.steps.len(), props.cursor)}</caption>

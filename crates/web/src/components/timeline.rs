@@ -4,6 +4,7 @@
 //! only when the run changes; the current step is marked by an effect that moves the `current`
 //! class and `aria-current` from one row to the next (rows after it are dimmed by CSS).
 
+use super::el;
 use crate::labels::{mark_badge, sent_version, short_request};
 use crate::state::{Action, AppState, Shown};
 use rvlab_core::view::WorldView;
@@ -63,18 +64,17 @@ fn row(props: &RowProps) -> Html {
                 let sent = sent_version(step)
                     .map(|v| format!(" rv {v}"))
                     .unwrap_or_default();
-                html! { <span class="req">{format!("{req}{sent}")}</span> }
+                el("span", "req", format!("{req}{sent}"))
             }
-            None => html! { <span class="local">{step.statement.clone()}</span> },
+            None => el("span", "local", step.statement.clone()),
         };
         let status = step.status_line.as_ref().map(|s| {
             let new = step.revision.map(|r| format!(" → {r}")).unwrap_or_default();
-            html! { <span class="status">{format!("{s}{new}")}</span> }
+            el("span", "status", format!("{s}{new}"))
         });
-        let badge = badge
-            .map(|(icon, word)| html! { <span class="badge">{format!("{icon} {word}")}</span> });
+        let badge = badge.map(|(icon, word)| el("span", "badge", format!("{icon} {word}")));
         let lost_badge = (lost && step.mark_label != "lost-update")
-            .then(|| html! { <span class="badge lost">{"☠ lost update"}</span> });
+            .then(|| el("span", "badge lost", "☠ lost update"));
         html! { <>{main}{status}{badge}{lost_badge}</> }
     };
     let lanes: Html = (0..clients)
@@ -95,9 +95,9 @@ fn row(props: &RowProps) -> Html {
     html! {
         <tr class={class} data-testid="timeline-row" data-step={step.number.to_string()} {onclick} title={label}>
             <th scope="row" class="num">{step.number}</th>
-            <td class="clock">{step.clock.clone()}</td>
+            {el("td", "clock", step.clock.clone())}
             {lanes}
-            <td class="lane server">{server}</td>
+            {el("td", "lane server", server)}
         </tr>
     }
 }
@@ -116,7 +116,7 @@ fn rows(props: &RowsProps) -> Html {
                 <th scope="row" class="num">{"0"}</th>
                 <td class="clock"></td>
                 <td class="lane" colspan={shown.run.scenario.clients.len().to_string()}>{"setup"}</td>
-                <td class="lane server">{setup_versions(shown)}</td>
+                {el("td", "lane server", setup_versions(shown))}
             </tr>
             {rows}
         </tbody>
@@ -172,7 +172,7 @@ pub fn timeline(props: &TimelineProps) -> Html {
     let Some(shown) = props.shown.clone() else {
         return html! {
             <section class="panel timeline" data-testid="timeline" aria-label="Timeline">
-                <p class="note">{"No run yet: fix the scenario text to see one."}</p>
+                {el("p", "note", "No run yet: fix the scenario text to see one.")}
             </section>
         };
     };
@@ -186,8 +186,8 @@ pub fn timeline(props: &TimelineProps) -> Html {
         .collect();
     html! {
         <section class="panel timeline" data-testid="timeline" aria-label="Timeline">
-            <h2>{"Timeline"}</h2>
-            <p class="history" data-testid="server-history"><span class="muted">{"server: "}</span>{props.history.clone()}</p>
+            {el("h2", "", "Timeline")}
+            <p class="history" data-testid="server-history">{el("span", "muted", "server: ")}{props.history.clone()}</p>
             <div class="scroll" ref={scroller}>
                 <table>
                     <colgroup>
