@@ -3,7 +3,7 @@
 //! and its reasons (a click loads the deciding run), hints one at a time.
 
 use super::el;
-use super::AppHandle;
+use super::{button, AppHandle};
 use crate::state::exercises::ExerciseAction;
 use crate::state::Action;
 use rvlab_core::exercises::{Goal, EXERCISES};
@@ -102,8 +102,8 @@ pub fn exercises(props: &ExercisesProps) -> Html {
                         {el("strong", "", if v.pass { "✓ Passed" } else { "✖ Not yet" })}
                         <ul>{ for v.reasons.iter().map(|r| el("li", "", r.clone())) }</ul>
                         if v.link.is_some() {
-                            <button type="button" data-testid="exercise-open-run"
-                                onclick={on(app, ExerciseAction::OpenVerdictRun)}>{"Show this run in the timeline"}</button>
+                            {button("exercise-open-run", "", None, false, on(app, ExerciseAction::OpenVerdictRun),
+                                "Show this run in the timeline")}
                         }
                     </div>
                 }
@@ -122,11 +122,10 @@ pub fn exercises(props: &ExercisesProps) -> Html {
                             {"That line belongs to a locked client: only the editable clients can be changed."}</p>
                     }
                     <div class="buttons">
-                        <button type="button" class="primary" data-testid="exercise-check" onclick={on(app, ExerciseAction::Check)}>{"Check"}</button>
-                        <button type="button" data-testid="exercise-hint" disabled={!more_hints} onclick={on(app, ExerciseAction::Hint)}>
-                            {format!("Hint ({} of {})", s.hints_shown, ex.hints.len())}
-                        </button>
-                        <button type="button" data-testid="exercise-restart" onclick={on(app, ExerciseAction::Load(s.id))}>{"Start over"}</button>
+                        {button("exercise-check", "primary", None, false, on(app, ExerciseAction::Check), "Check")}
+                        {button("exercise-hint", "", None, !more_hints, on(app, ExerciseAction::Hint),
+                            format!("Hint ({} of {})", s.hints_shown, ex.hints.len()))}
+                        {button("exercise-restart", "", None, false, on(app, ExerciseAction::Load(s.id)), "Start over")}
                     </div>
                     { for ex.hints.iter().take(s.hints_shown).enumerate().map(|(i, h)| html! {
                         <p class="hint" data-testid="exercise-hint-text">{el("strong", "", format!("Hint {}: ", i + 1))}{h.clone()}</p>

@@ -4,7 +4,7 @@
 //! their counts; a click loads a counterexample or an example into the timeline.
 
 use super::el;
-use super::{on_click, AppHandle};
+use super::{button, on_click, AppHandle};
 use crate::state::explore::{ExploreAction, ExploreResult, ExploreStatus, EXPLORE_MAX_STATES};
 use crate::state::Action;
 use yew::prelude::*;
@@ -56,11 +56,10 @@ pub fn explorer(props: &ExplorerProps) -> Html {
         <section class="panel explorer" data-testid="explorer" aria-label="Explorer">
             <h2>{"Explorer "}{el("span", "muted", "(every order of the clients' requests)")}</h2>
             <div class="buttons">
-                <button type="button" data-testid="explore-button" disabled={running || app.has_errors()}
-                    onclick={dispatch(Action::Explore(ExploreAction::Start))}>{"Explore all schedules"}</button>
+                {button("explore-button", "", None, running || app.has_errors(),
+                    dispatch(Action::Explore(ExploreAction::Start)), "Explore all schedules")}
                 if running {
-                    <button type="button" data-testid="explore-cancel"
-                        onclick={dispatch(Action::Explore(ExploreAction::Cancel))}>{"Cancel"}</button>
+                    {button("explore-cancel", "", None, false, dispatch(Action::Explore(ExploreAction::Cancel)), "Cancel")}
                 }
                 <span class="muted" data-testid="explore-budget">{format!("budget: {} states", thousands(u64::from(EXPLORE_MAX_STATES)))}</span>
             </div>
@@ -116,10 +115,8 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
                         {el("code", "", format!("expect {}", e.text))}
                         if let Some(c) = &e.counterexample {
                             {" "}
-                            <button type="button" class="link" data-testid="load-counterexample" disabled={stale}
-                                title="Play this schedule in the timeline" onclick={load(c)}>
-                                {format!("show counterexample {}", token_label(c))}
-                            </button>
+                            {button("load-counterexample", "link", Some("Play this schedule in the timeline".into()), stale, load(c),
+                                format!("show counterexample {}", token_label(c)))}
                         }
                     } else {
                         {el("span", "verdict", "✓ ")}{el("code", "", format!("expect {}", e.text))}
@@ -136,10 +133,8 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
             html! {
                 <li data-testid="explore-outcome">
                     {el("strong", "", plural(o.count, "schedule", "schedules"))}{": "}{o.summary.clone()}{" "}
-                    <button type="button" class="link" data-testid="load-outcome" disabled={stale}
-                        title="Play this schedule in the timeline" onclick={load(&o.example)}>
-                        {format!("e.g. {}", token_label(&o.example))}
-                    </button>
+                    {button("load-outcome", "link", Some("Play this schedule in the timeline".into()), stale, load(&o.example),
+                        format!("e.g. {}", token_label(&o.example)))}
                 </li>
             }
         })

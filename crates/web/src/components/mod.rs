@@ -35,3 +35,30 @@ fn text_element(tag: &'static str, class: &'static str, text: AttrValue) -> Html
     let class = (!class.is_empty()).then_some(class);
     html! { <@{tag} {class}>{text}</@> }
 }
+
+/// `<button type="button" data-testid=… class=… title=… disabled=…>label</button>` (no class or
+/// title attribute when empty or `None`): the page's plain buttons, built by one function
+/// rather than inline at each place (docs/size.md).
+pub fn button(
+    testid: &'static str,
+    class: &'static str,
+    title: Option<AttrValue>,
+    disabled: bool,
+    onclick: Callback<MouseEvent>,
+    label: impl Into<AttrValue>,
+) -> Html {
+    plain_button(testid, class, title, disabled, onclick, label.into())
+}
+
+#[inline(never)]
+fn plain_button(
+    testid: &'static str,
+    class: &'static str,
+    title: Option<AttrValue>,
+    disabled: bool,
+    onclick: Callback<MouseEvent>,
+    label: AttrValue,
+) -> Html {
+    let class = (!class.is_empty()).then_some(class);
+    html! { <button type="button" {class} data-testid={testid} {disabled} {title} {onclick}>{label}</button> }
+}

@@ -4,7 +4,7 @@
 //! the narration.
 
 use super::el;
-use super::{on_click, AppHandle};
+use super::{button, on_click, AppHandle};
 use crate::hooks::{copy_text, page_url};
 use crate::link::{embed_code, fragment, Flags};
 use crate::state::{Action, AppState, Shown};
@@ -115,15 +115,15 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
     html! {
         <section class="sharebar" aria-label="Share and view">
             <div class="buttons">
-                <button type="button" data-testid="copy-link" onclick={prepare("Link", false)}>{"Copy link"}</button>
+                {button("copy-link", "", None, false, prepare("Link", false), "Copy link")}
                 if !props.flags.embed {
-                    <button type="button" data-testid="copy-embed" onclick={prepare("Embed code", true)}>{"Copy embed code"}</button>
+                    {button("copy-embed", "", None, false, prepare("Embed code", true), "Copy embed code")}
                 }
                 <button type="button" data-testid="table-view" aria-pressed={app.table_view.to_string()}
                     onclick={toggle_table}>{if app.table_view { "☰ Table view: on" } else { "☰ Table view" }}</button>
                 if !props.flags.embed {
-                    <button type="button" data-testid="reset-to-lesson" onclick={reset}
-                        title={format!("Discard your edits and go back to “{base}”")}>{"↺ Reset to lesson"}</button>
+                    {button("reset-to-lesson", "", Some(format!("Discard your edits and go back to “{base}”").into()),
+                        false, reset, "↺ Reset to lesson")}
                 }
                 <button type="button" data-testid="help" onclick={help} aria-label="Keyboard shortcuts"
                     aria-keyshortcuts="?" title="Keyboard shortcuts (?)">{"?"}</button>
