@@ -79,7 +79,7 @@ pub fn controls(props: &ControlsProps) -> Html {
             let sleeping = matches!(c.status, ClientStatus::Sleeping { .. });
             let key = (c.index + 1).to_string();
             html! {
-                <button type="button" class={classes!("next", sleeping.then_some("sleeping"))}
+                <button type="button" class={if sleeping { "next sleeping" } else { "next" }}
                     data-testid={format!("next-{}", c.name)} {onclick}
                     aria-keyshortcuts={key.clone()}
                     title={format!("{} goes next ({key}): {what} — {}", c.name, c.status_label)}>

@@ -19,6 +19,16 @@ fn on(app: &AppHandle, action: ExerciseAction) -> Callback<MouseEvent> {
     super::on_click(&app.dispatcher(), Action::Exercise(action))
 }
 
+/// The course item's classes (static strings: no `classes!` set to build).
+fn item_class(here: bool, solved: bool) -> &'static str {
+    match (here, solved) {
+        (true, true) => "link exercise-item current solved",
+        (true, false) => "link exercise-item current",
+        (false, true) => "link exercise-item solved",
+        (false, false) => "link exercise-item",
+    }
+}
+
 fn kind_label(goal: &Goal) -> &'static str {
     match goal {
         Goal::Break { .. } => "break it",
@@ -33,9 +43,9 @@ pub fn view_tabs(props: &ExercisesProps) -> Html {
     html! {
         <div class="tabs" role="tablist" aria-label="View">
             <button type="button" role="tab" data-testid="lessons-tab" aria-selected={(!open).to_string()}
-                class={classes!((!open).then_some("selected"))} onclick={on(app, ExerciseAction::Open(false))}>{"Lessons"}</button>
+                class={(!open).then_some("selected")} onclick={on(app, ExerciseAction::Open(false))}>{"Lessons"}</button>
             <button type="button" role="tab" data-testid="exercises-tab" aria-selected={open.to_string()}
-                class={classes!(open.then_some("selected"))} onclick={on(app, ExerciseAction::Open(true))}>
+                class={open.then_some("selected")} onclick={on(app, ExerciseAction::Open(true))}>
                 {format!("Exercises ({}/{} ✓)", app.exercises.solved.len(), EXERCISES.len())}
             </button>
         </div>
@@ -58,7 +68,7 @@ pub fn exercises(props: &ExercisesProps) -> Html {
                 .unwrap_or_else(|_| b.id.to_string());
             html! {
                 <li>
-                    <button type="button" class={classes!("link", "exercise-item", here.then_some("current"), solved.then_some("solved"))}
+                    <button type="button" class={item_class(here, solved)}
                         data-testid="exercise-item" data-id={b.id} data-solved={solved.to_string()}
                         aria-current={here.then_some("true")} onclick={on(app, ExerciseAction::Load(b.id))}>
                         <span class="tick" aria-label={if solved { "solved" } else { "not solved yet" }}>{if solved { "✓" } else { "○" }}</span>
@@ -87,17 +97,19 @@ pub fn exercises(props: &ExercisesProps) -> Html {
                 .into_iter()
                 .map(|c| {
                     let line = c.line.map(|l| format!(", line {l}")).unwrap_or_default();
-                    if c.editable {
-                        html! { <li class="lock editable" data-testid="exercise-client">{el("span", "badge fresh", "editable")}{" "}{el("strong", "", c.name)}{format!(" editable{line}")}</li> }
+                    // One element with the variable parts, rather than two copies of it.
+                    let (class, badge, word, note) = if c.editable {
+                        ("lock editable", "badge fresh", "editable", format!(" editable{line}"))
                     } else {
-                        html! { <li class="lock locked" data-testid="exercise-client">{el("span", "badge locked", "locked")}{" "}{el("strong", "", c.name)}{format!(" locked{line} (changes are refused)")}</li> }
-                    }
+                        ("lock locked", "badge locked", "locked", format!(" locked{line} (changes are refused)"))
+                    };
+                    html! { <li class={class} data-testid="exercise-client">{el("span", badge, word)}{" "}{el("strong", "", c.name)}{note}</li> }
                 })
                 .collect();
             let more_hints = s.hints_shown < ex.hints.len();
             let verdict = s.verdict.as_ref().map(|v| {
                 html! {
-                    <div class={classes!("exercise-verdict", if v.pass { "pass" } else { "fail" })}
+                    <div class={if v.pass { "exercise-verdict pass" } else { "exercise-verdict fail" }}
                         data-testid="exercise-verdict" data-pass={v.pass.to_string()} role="status">
                         {el("strong", "", if v.pass { "✓ Passed" } else { "✖ Not yet" })}
                         <ul>{ for v.reasons.iter().map(|r| el("li", "", r.clone())) }</ul>

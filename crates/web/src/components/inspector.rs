@@ -82,7 +82,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
                     if let Some(ct) = &step.content_type { {el("div", "muted", format!("Content-Type: {ct}"))} }
                     if let Some(body) = &step.request_body { {el("pre", "", body.clone())} }
                 </div>
-                <div class={classes!("http-resp", format!("mark-{}", step.mark_label))}>
+                <div class={format!("http-resp mark-{}", step.mark_label)}>
                     {el("code", "line", format!("HTTP/1.1 {}", step.status_line.clone().unwrap_or_default()))}
                     if let Some(body) = &step.response_body { <pre data-testid="response-body">{body.clone()}</pre> }
                 </div>

@@ -276,7 +276,7 @@ pub fn timeline_table(props: &TableProps) -> Html {
                 narration.push_str(&format!(" ☠ {l}"));
             }
             html! {
-                <tr class={classes!(current.then_some("current"), format!("mark-{}", step.mark_label))}
+                <tr class={format!("{}mark-{}", if current { "current " } else { "" }, step.mark_label)}
                     aria-current={current.then_some("step")}>
                     <th scope="row">
                         <button type="button" class="link" onclick={go}

@@ -53,10 +53,10 @@ fn row(props: &RowProps) -> Html {
     let clients = props.shown.0.run.scenario.clients.len() as u32;
     let badge = mark_badge(step.mark);
     let lost = !step.lost_updates.is_empty();
-    let class = classes!(
-        "row",
-        format!("mark-{}", step.mark_label),
-        lost.then_some("lost"),
+    let class = format!(
+        "row mark-{}{}",
+        step.mark_label,
+        if lost { " lost" } else { "" }
     );
     let cell = {
         let main = match short_request(step) {
