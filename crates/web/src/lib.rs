@@ -18,16 +18,15 @@ pub mod link;
 pub mod state;
 pub mod worker;
 
-use components::controls::{controls, ControlsProps};
+use components::controls::controls;
 use components::editor::{diagnostics, DiagnosticsProps, Editor};
 use components::el;
-use components::exercises::{exercises, view_tabs, ExercisesProps};
-use components::explorer::{explorer, ExplorerProps};
-use components::inspector::{inspector, InspectorProps};
-use components::panels::{expectations, narration, LessonPicker, PanelProps};
+use components::exercises::{exercises, view_tabs};
+use components::explorer::explorer;
+use components::inspector::inspector;
+use components::panels::{expectations, narration, LessonPicker};
 use components::share::{live_narration, notice, HelpOverlay, ShareBar, TimelineTable};
 use components::timeline::{history_line, ShownRef, Timeline};
-use std::rc::Rc;
 use yew::prelude::*;
 
 /// The page.
@@ -56,7 +55,7 @@ pub fn app() -> Html {
     use_effect_with((), |_| mark_interactive());
     let textarea = use_node_ref();
     let source = AttrValue::from(app.source.clone());
-    let world = Rc::new(match &app.shown {
+    let world = match &app.shown {
         Some(shown) => shown.world_view(app.cursor),
         None => rvlab_core::view::WorldView {
             clock: String::new(),
@@ -66,7 +65,7 @@ pub fn app() -> Html {
             lost_updates: Vec::new(),
             finished: true,
         },
-    });
+    };
     let shown_ref = app.shown.clone().map(ShownRef);
     let timeline = if app.table_view {
         html! { <TimelineTable dispatch={app.dispatcher()} shown={shown_ref.clone()} cursor={app.cursor} /> }
@@ -82,7 +81,6 @@ pub fn app() -> Html {
     // The panels that keep no state of their own are plain functions rather than components:
     // they re-render with the app state anyway, and each component costs ~1 kB of wasm
     // (docs/size.md).
-    let panel = PanelProps { app: app.clone() };
     let editor = html! {
             <section class="panel editor" aria-label="Scenario editor">
                 {el("h2", "", "Scenario")}
@@ -107,18 +105,18 @@ pub fn app() -> Html {
             .unwrap_or_else(|_| hooks::page_url());
         return html! {
             <main class="app embed" data-testid="app" ref={main_ref}>
-                {notice(&panel)}
+                {notice(&app)}
                 if let Some(t) = title { <h1 class="embed-title" data-testid="scenario-title">{t}</h1> }
                 <div class="play">
-                    {controls(&ControlsProps { app: app.clone(), world: world.clone() })}
-                    {narration(&panel)}
+                    {controls(&app, &world)}
+                    {narration(&app)}
                     {timeline}
                 </div>
                 if flags.editor { {editor} }
                 <p class="embed-foot muted">
                     <a href={full} target="_blank" rel="noopener" data-testid="open-full">{"Open in rvlab ↗"}</a>
                 </p>
-                {live_narration(&panel)}
+                {live_narration(&app)}
                 {help}
             </main>
         };
@@ -127,22 +125,22 @@ pub fn app() -> Html {
         <main class="app" data-testid="app" ref={main_ref}>
             <header class="topbar">
                 <h1>{"rvlab"}{el("span", "tagline", " resourceVersion, 409 Conflict and retries, step by step")}</h1>
-                {view_tabs(&ExercisesProps { app: app.clone() })}
+                {view_tabs(&app)}
                 if !app.exercises.open { <LessonPicker app={app.clone()} /> }
                 <ShareBar app={app.clone()} {flags} />
-                <div class="notices">{notice(&panel)}</div>
+                <div class="notices">{notice(&app)}</div>
             </header>
             {editor}
             <div class="play">
-                if app.exercises.open { {exercises(&ExercisesProps { app: app.clone() })} }
-                {controls(&ControlsProps { app: app.clone(), world: world.clone() })}
-                {narration(&panel)}
+                if app.exercises.open { {exercises(&app)} }
+                {controls(&app, &world)}
+                {narration(&app)}
                 {timeline}
-                {explorer(&ExplorerProps { app: app.clone() })}
+                {explorer(&app)}
             </div>
-            {inspector(&InspectorProps { app: app.clone(), world })}
-            {expectations(&panel)}
-            {live_narration(&panel)}
+            {inspector(&app, &world)}
+            {expectations(&app)}
+            {live_narration(&app)}
             {help}
         </main>
     }

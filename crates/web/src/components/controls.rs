@@ -5,16 +5,8 @@ use super::el;
 use super::{on_click, AppHandle};
 use crate::state::{Action, SPEEDS_MS};
 use rvlab_core::view::{ClientStatus, WorldView};
-use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
-
-/// Props of [`controls`].
-#[derive(Properties, PartialEq)]
-pub struct ControlsProps {
-    pub app: AppHandle,
-    pub world: Rc<WorldView>,
-}
 
 fn button(
     app: &AppHandle,
@@ -32,8 +24,7 @@ fn button(
 }
 
 /// The controls.
-pub fn controls(props: &ControlsProps) -> Html {
-    let app = &props.app;
+pub fn controls(app: &AppHandle, world: &WorldView) -> Html {
     let (cursor, len) = (app.cursor, app.len());
     let on_scrub = {
         let app = app.clone();
@@ -63,8 +54,7 @@ pub fn controls(props: &ControlsProps) -> Html {
             }
         })
     };
-    let nexts: Html = props
-        .world
+    let nexts: Html = world
         .clients
         .iter()
         .filter(|c| {
@@ -121,7 +111,7 @@ pub fn controls(props: &ControlsProps) -> Html {
             </div>
             <div class="nexts" role="group" aria-label="Who goes next">
                 {el("span", "muted", "next: ")}
-                if props.world.finished { {el("span", "muted", "every client has finished")} }
+                if world.finished { {el("span", "muted", "every client has finished")} }
                 {nexts}
             </div>
             <details class="keys">

@@ -9,12 +9,6 @@ use crate::state::Action;
 use rvlab_core::exercises::{Goal, EXERCISES};
 use yew::prelude::*;
 
-/// Props of the exercises components.
-#[derive(Properties, PartialEq)]
-pub struct ExercisesProps {
-    pub app: AppHandle,
-}
-
 fn on(app: &AppHandle, action: ExerciseAction) -> Callback<MouseEvent> {
     super::on_click(&app.dispatcher(), Action::Exercise(action))
 }
@@ -37,8 +31,7 @@ fn kind_label(goal: &Goal) -> &'static str {
 }
 
 /// Lessons / Exercises, as two tabs.
-pub fn view_tabs(props: &ExercisesProps) -> Html {
-    let app = &props.app;
+pub fn view_tabs(app: &AppHandle) -> Html {
     let open = app.exercises.open;
     html! {
         <div class="tabs" role="tablist" aria-label="View">
@@ -53,8 +46,7 @@ pub fn view_tabs(props: &ExercisesProps) -> Html {
 }
 
 /// The course list and the open exercise.
-pub fn exercises(props: &ExercisesProps) -> Html {
-    let app = &props.app;
+pub fn exercises(app: &AppHandle) -> Html {
     let current = app.exercises.current.as_ref();
     let items: Html = EXERCISES
         .iter()

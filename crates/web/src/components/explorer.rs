@@ -9,12 +9,6 @@ use crate::state::explore::{ExploreAction, ExploreResult, ExploreStatus, EXPLORE
 use crate::state::Action;
 use yew::prelude::*;
 
-/// Props of [`explorer`].
-#[derive(Properties, PartialEq)]
-pub struct ExplorerProps {
-    pub app: AppHandle,
-}
-
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -41,8 +35,7 @@ fn token_label(token: &str) -> String {
 }
 
 /// The explorer panel.
-pub fn explorer(props: &ExplorerProps) -> Html {
-    let app = &props.app;
+pub fn explorer(app: &AppHandle) -> Html {
     let ex = &app.explore;
     let running = matches!(ex.status, ExploreStatus::Running { .. });
     let stale = !matches!(ex.status, ExploreStatus::Idle) && app.explore_stale();

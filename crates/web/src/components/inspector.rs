@@ -4,19 +4,10 @@
 use super::el;
 use super::AppHandle;
 use rvlab_core::view::WorldView;
-use std::rc::Rc;
 use yew::prelude::*;
 
-/// Props of [`inspector`].
-#[derive(Properties, PartialEq)]
-pub struct InspectorProps {
-    pub app: AppHandle,
-    pub world: Rc<WorldView>,
-}
-
 /// The inspector.
-pub fn inspector(props: &InspectorProps) -> Html {
-    let world = &props.world;
+pub fn inspector(app: &AppHandle, world: &WorldView) -> Html {
     let objects: Html = world
         .objects
         .iter()
@@ -74,7 +65,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
             }
         })
         .collect();
-    let http = match props.app.current_step() {
+    let http = match app.current_step() {
         Some(step) if step.sends_request => html! {
             <>
                 <div class="http-req">

@@ -8,7 +8,7 @@ use rvlab_core::lessons::{lesson, LESSONS};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-/// Props of the panels.
+/// Props of [`LessonPicker`].
 #[derive(Properties, PartialEq)]
 pub struct PanelProps {
     pub app: AppHandle,
@@ -55,8 +55,7 @@ pub fn lesson_picker(props: &PanelProps) -> Html {
 }
 
 /// The narration of the current step.
-pub fn narration(props: &PanelProps) -> Html {
-    let app = &props.app;
+pub fn narration(app: &AppHandle) -> Html {
     let body = match app.current_step() {
         Some(step) => html! {
             <>
@@ -85,8 +84,7 @@ pub fn narration(props: &PanelProps) -> Html {
 }
 
 /// The expectations, checked on the run's final world.
-pub fn expectations(props: &PanelProps) -> Html {
-    let app = &props.app;
+pub fn expectations(app: &AppHandle) -> Html {
     let Some(shown) = &app.shown else {
         return html! { <section class="panel expectations" data-testid="expectations"></section> };
     };

@@ -134,8 +134,7 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
 }
 
 /// The notice (a broken link, unreadable saved work), with a dismiss button.
-pub fn notice(props: &super::panels::PanelProps) -> Html {
-    let app = &props.app;
+pub fn notice(app: &AppHandle) -> Html {
     let Some(text) = app.notice.clone() else {
         return html! {};
     };
@@ -310,8 +309,7 @@ pub fn timeline_table(props: &TableProps) -> Html {
 }
 
 /// A visually hidden live region that announces the current step's narration.
-pub fn live_narration(props: &super::panels::PanelProps) -> Html {
-    let app = &props.app;
+pub fn live_narration(app: &AppHandle) -> Html {
     let text = match app.current_step() {
         Some(step) => format!("Step {}, {}: {}", step.number, step.client, step.narration),
         None => "Step 0: nothing has happened yet.".into(),
