@@ -46,8 +46,7 @@ pub fn app() -> Html {
     hooks::use_debounced_reparse(&app);
     hooks::use_autoplay(&app);
     hooks::use_keyboard(&app);
-    hooks::use_url_sync(&app, flags);
-    hooks::use_saved_work(&app, flags);
+    hooks::use_url_and_saved_work(&app, flags);
     hooks::use_height_report(&main_ref, flags);
     hooks::explore::use_explore_worker(&app);
     hooks::exercises::use_exercise_progress(&app);
