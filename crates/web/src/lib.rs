@@ -123,7 +123,7 @@ pub fn app() -> Html {
     html! {
         <main class="app" data-testid="app" ref={main_ref}>
             <header class="topbar">
-                <h1>{"rvlab"}{el("span", "tagline", " resourceVersion, 409 Conflict and retries, step by step")}</h1>
+                {components::markup(r#"<h1>rvlab<span class="tagline"> resourceVersion, 409 Conflict and retries, step by step</span></h1>"#)}
                 {view_tabs(&app)}
                 if !app.exercises.open { <LessonPicker app={app.clone()} /> }
                 <ShareBar app={app.clone()} {flags} />

@@ -2,7 +2,7 @@
 //! "next" button per unfinished client (the learner is the scheduler).
 
 use super::el;
-use super::{on_click, AppHandle};
+use super::{markup, on_click, AppHandle};
 use crate::state::{Action, SPEEDS_MS};
 use rvlab_core::view::{ClientStatus, WorldView};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -114,10 +114,10 @@ pub fn controls(app: &AppHandle, world: &WorldView) -> Html {
                 if world.finished { {el("span", "muted", "every client has finished")} }
                 {nexts}
             </div>
-            <details class="keys">
-                <summary>{"Keyboard"}</summary>
-                {el("p", "", "→ step · ← back · space play/pause · End run to end · Home reset · 1–9 that client goes next · ? all shortcuts")}
-            </details>
+            {markup(concat!(
+                r#"<details class="keys"><summary>Keyboard</summary><p>→ step · ← back · space play/pause · "#,
+                "End run to end · Home reset · 1–9 that client goes next · ? all shortcuts</p></details>"
+            ))}
         </section>
     }
 }

@@ -4,7 +4,7 @@
 //! their counts; a click loads a counterexample or an example into the timeline.
 
 use super::el;
-use super::{button, on_click, AppHandle};
+use super::{button, markup, on_click, AppHandle};
 use crate::state::explore::{ExploreAction, ExploreResult, ExploreStatus, EXPLORE_MAX_STATES};
 use crate::state::Action;
 use yew::prelude::*;
@@ -47,7 +47,7 @@ pub fn explorer(app: &AppHandle) -> Html {
     };
     html! {
         <section class="panel explorer" data-testid="explorer" aria-label="Explorer">
-            <h2>{"Explorer "}{el("span", "muted", "(every order of the clients' requests)")}</h2>
+            {markup(r#"<h2>Explorer <span class="muted">(every order of the clients' requests)</span></h2>"#)}
             <div class="buttons">
                 {button("explore-button", "", None, running || app.has_errors(),
                     dispatch(Action::Explore(ExploreAction::Start)), "Explore all schedules")}

@@ -62,3 +62,10 @@ fn plain_button(
     let class = (!class.is_empty()).then_some(class);
     html! { <button type="button" {class} data-testid={testid} {disabled} {title} {onclick}>{label}</button> }
 }
+
+/// Fixed markup (no listeners, no values) parsed from an HTML string: the text compresses to a
+/// few bytes, where each `html!` element is code (docs/size.md). Only for constants written in
+/// this crate, never for text from a scenario, a link or the reader.
+pub fn markup(html: &'static str) -> Html {
+    Html::from_html_unchecked(AttrValue::Static(html))
+}

@@ -2,7 +2,7 @@
 //! the expectations checked at the end of the run.
 
 use super::el;
-use super::AppHandle;
+use super::{markup, AppHandle};
 use crate::state::Action;
 use rvlab_core::lessons::{lesson, LESSONS};
 use web_sys::HtmlSelectElement;
@@ -107,7 +107,7 @@ pub fn expectations(app: &AppHandle) -> Html {
         .collect();
     html! {
         <section class="panel expectations" data-testid="expectations" aria-label="Expectations">
-            <h2>{"Expectations "}{el("span", "muted", "(at the end of this run)")}</h2>
+            {markup(r#"<h2>Expectations <span class="muted">(at the end of this run)</span></h2>"#)}
             if shown.expectations.is_empty() { {el("p", "muted", "This scenario has no expect lines.")} }
             <ul>{items}</ul>
         </section>

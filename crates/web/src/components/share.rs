@@ -4,7 +4,7 @@
 //! the narration.
 
 use super::el;
-use super::{button, on_click, AppHandle};
+use super::{button, markup, on_click, AppHandle};
 use crate::hooks::{copy_text, page_url};
 use crate::link::{embed_code, fragment, Flags};
 use crate::state::{Action, AppState, Shown};
@@ -148,21 +148,23 @@ pub fn notice(app: &AppHandle) -> Html {
     }
 }
 
-/// The keyboard shortcuts, as the help overlay lists them.
-pub const SHORTCUTS: &[(&str, &str)] = &[
-    ("→", "step forward"),
-    ("←", "step back"),
-    ("Home", "reset to the start of the run"),
-    ("End", "run to the end"),
-    ("Space", "play or pause"),
-    ("1–9", "that client goes next (1 = the first client)"),
-    ("?", "open this help"),
-    ("Esc", "close this help"),
-    (
-        "Tab / Shift+Tab",
-        "move between controls; Enter or Space presses a button",
-    ),
-];
+/// The help overlay's text and its table of keyboard shortcuts (fixed markup, see [`markup`]).
+const HELP: &str = concat!(
+    r#"<h2 id="help-title">Keyboard shortcuts</h2>"#,
+    r#"<p class="muted">Shortcuts work anywhere on the page except while typing in the editor or a field.</p>"#,
+    r#"<table class="keys-table"><caption class="sr-only">Keyboard shortcuts</caption>"#,
+    r#"<thead><tr><th scope="col">Key</th><th scope="col">Action</th></tr></thead><tbody>"#,
+    r#"<tr><th scope="row"><kbd>→</kbd></th><td>step forward</td></tr>"#,
+    r#"<tr><th scope="row"><kbd>←</kbd></th><td>step back</td></tr>"#,
+    r#"<tr><th scope="row"><kbd>Home</kbd></th><td>reset to the start of the run</td></tr>"#,
+    r#"<tr><th scope="row"><kbd>End</kbd></th><td>run to the end</td></tr>"#,
+    r#"<tr><th scope="row"><kbd>Space</kbd></th><td>play or pause</td></tr>"#,
+    r#"<tr><th scope="row"><kbd>1–9</kbd></th><td>that client goes next (1 = the first client)</td></tr>"#,
+    r#"<tr><th scope="row"><kbd>?</kbd></th><td>open this help</td></tr>"#,
+    r#"<tr><th scope="row"><kbd>Esc</kbd></th><td>close this help</td></tr>"#,
+    r#"<tr><th scope="row"><kbd>Tab / Shift+Tab</kbd></th><td>move between controls; Enter or Space presses a button</td></tr>"#,
+    "</tbody></table>",
+);
 
 /// Props of [`HelpOverlay`].
 #[derive(Properties, PartialEq)]
@@ -217,21 +219,11 @@ pub fn help_overlay(props: &HelpProps) -> Html {
             }
         })
     };
-    let rows: Html = SHORTCUTS
-        .iter()
-        .map(|(k, what)| html! { <tr><th scope="row"><kbd>{*k}</kbd></th>{el("td", "", *what)}</tr> })
-        .collect();
     html! {
         <div class="backdrop" onclick={on_backdrop}>
             <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="help-title"
                 data-testid="help-overlay" onkeydown={trap}>
-                <h2 id="help-title">{"Keyboard shortcuts"}</h2>
-                {el("p", "muted", "Shortcuts work anywhere on the page except while typing in the editor or a field.")}
-                <table class="keys-table">
-                    <caption class="sr-only">{"Keyboard shortcuts"}</caption>
-                    <thead><tr><th scope="col">{"Key"}</th><th scope="col">{"Action"}</th></tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
+                {markup(HELP)}
                 <button type="button" ref={close_ref} data-testid="help-close" onclick={close}>{"Close (Esc)"}</button>
             </div>
         </div>
