@@ -3,7 +3,7 @@
 //! and its reasons (a click loads the deciding run), hints one at a time.
 
 use super::el;
-use super::{button, AppHandle};
+use super::{button, markup, AppHandle};
 use crate::state::exercises::ExerciseAction;
 use crate::state::Action;
 use rvlab_core::exercises::{Goal, EXERCISES};
@@ -79,10 +79,10 @@ pub fn exercises(app: &AppHandle) -> Html {
                     <p class="goal">{el("strong", "", "Goal (break it): ")}{"make "}{el("code", "", format!("expect {expectation}"))}
                         {" fail. You are the scheduler: pick who goes next with the “next” buttons, then Check."}</p>
                 },
-                Goal::Fix => html! {
-                    <p class="goal">{el("strong", "", "Goal (fix it): ")}
-                        {"edit the editable clients so that every expectation holds in every schedule, then Check (it explores all of them)."}</p>
-                },
+                Goal::Fix => markup(concat!(
+                    r#"<p class="goal"><strong>Goal (fix it): </strong>edit the editable clients so "#,
+                    "that every expectation holds in every schedule, then Check (it explores all of them).</p>"
+                )),
             };
             let locks: Html = s
                 .clients(&app.source)
@@ -122,8 +122,10 @@ pub fn exercises(app: &AppHandle) -> Html {
                     {goal}
                     <ul class="locks" aria-label="Clients">{locks}</ul>
                     if s.refused_edit {
-                        <p class="bad" data-testid="exercise-locked-note" role="status">
-                            {"That line belongs to a locked client: only the editable clients can be changed."}</p>
+                        {markup(concat!(
+                            r#"<p class="bad" data-testid="exercise-locked-note" role="status">That line belongs "#,
+                            "to a locked client: only the editable clients can be changed.</p>"
+                        ))}
                     }
                     <div class="buttons">
                         {button("exercise-check", "primary", None, false, on(app, ExerciseAction::Check), "Check")}

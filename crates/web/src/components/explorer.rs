@@ -136,9 +136,10 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
         <div class="explore-results" data-testid="explore-results" data-ms={rvlab_core::numfmt::fixed(r.ms, 3)} data-job={job.to_string()}
             data-schedules={r.schedules.to_string()} data-complete={r.complete.to_string()}>
             if stale {
-                <p class="stale-note" data-testid="explore-stale" role="status">
-                    {"⚠ Stale: the text or the seed changed since this exploration. Explore again to update."}
-                </p>
+                {markup(concat!(
+                    r#"<p class="stale-note" data-testid="explore-stale" role="status">⚠ Stale: the text or "#,
+                    "the seed changed since this exploration. Explore again to update.</p>"
+                ))}
             }
             <p class={if r.complete { "" } else { "bad" }}>{head}</p>
             if r.expectations.is_empty() { {el("p", "muted", "This scenario has no expect lines.")} }

@@ -86,7 +86,9 @@ pub fn narration(app: &AppHandle) -> Html {
 /// The expectations, checked on the run's final world.
 pub fn expectations(app: &AppHandle) -> Html {
     let Some(shown) = &app.shown else {
-        return html! { <section class="panel expectations" data-testid="expectations"></section> };
+        return markup(
+            r#"<section class="panel expectations" data-testid="expectations"></section>"#,
+        );
     };
     let items: Html = shown
         .expectations

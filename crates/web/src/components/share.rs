@@ -141,7 +141,7 @@ pub fn notice(app: &AppHandle) -> Html {
     let dismiss = on_click(&app.dispatcher(), Action::Notice(None));
     html! {
         <div class="notice" role="alert" data-testid="share-notice">
-            <span class="notice-icon" aria-hidden="true">{"⚠"}</span>
+            {markup(r#"<span class="notice-icon" aria-hidden="true">⚠</span>"#)}
             <p>{el("strong", "", "Notice: ")}{text}</p>
             <button type="button" onclick={dismiss} aria-label="Dismiss the notice">{"✕"}</button>
         </div>
@@ -243,11 +243,10 @@ pub struct TableProps {
 #[function_component(TimelineTable)]
 pub fn timeline_table(props: &TableProps) -> Html {
     let Some(shown) = &props.shown else {
-        return html! {
-            <section class="panel timeline" aria-label="Timeline">
-                {el("p", "note", "No run yet: fix the scenario text to see one.")}
-            </section>
-        };
+        return markup(concat!(
+            r#"<section class="panel timeline" aria-label="Timeline">"#,
+            r#"<p class="note">No run yet: fix the scenario text to see one.</p></section>"#
+        ));
     };
     let shown: &Rc<Shown> = &shown.0;
     let rows: Html = shown

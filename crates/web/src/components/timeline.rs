@@ -170,11 +170,10 @@ pub fn timeline(props: &TimelineProps) -> Html {
         });
     }
     let Some(shown) = props.shown.clone() else {
-        return html! {
-            <section class="panel timeline" data-testid="timeline" aria-label="Timeline">
-                {el("p", "note", "No run yet: fix the scenario text to see one.")}
-            </section>
-        };
+        return super::markup(concat!(
+            r#"<section class="panel timeline" data-testid="timeline" aria-label="Timeline">"#,
+            r#"<p class="note">No run yet: fix the scenario text to see one.</p></section>"#
+        ));
     };
     let header: Html = shown
         .0
