@@ -24,7 +24,7 @@ use components::el;
 use components::exercises::{exercises, view_tabs};
 use components::explorer::explorer;
 use components::inspector::inspector;
-use components::panels::{expectations, narration, LessonPicker};
+use components::panels::{expectations, lesson_picker, narration};
 use components::share::{live_narration, notice, HelpOverlay, ShareBar, TimelineTable};
 use components::timeline::{history_line, ShownRef, Timeline};
 use yew::prelude::*;
@@ -125,7 +125,7 @@ pub fn app() -> Html {
             <header class="topbar">
                 {components::markup(r#"<h1>rvlab<span class="tagline"> resourceVersion, 409 Conflict and retries, step by step</span></h1>"#)}
                 {view_tabs(&app)}
-                if !app.exercises.open { <LessonPicker app={app.clone()} /> }
+                if !app.exercises.open { {lesson_picker(&app)} }
                 <ShareBar app={app.clone()} {flags} />
                 <div class="notices">{notice(&app)}</div>
             </header>

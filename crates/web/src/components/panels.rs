@@ -8,23 +8,10 @@ use rvlab_core::lessons::{lesson, LESSONS};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-/// Props of [`LessonPicker`].
-#[derive(Properties, PartialEq)]
-pub struct PanelProps {
-    pub app: AppHandle,
-}
-
-/// The lessons picker and the scenario's title and about text.
-#[function_component(LessonPicker)]
-pub fn lesson_picker(props: &PanelProps) -> Html {
-    let app = &props.app;
-    let titles = use_memo((), |_| {
-        LESSONS
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (l.id, format!("{}. {}", i + 1, l.title())))
-            .collect::<Vec<_>>()
-    });
+/// The lessons picker and the scenario's title and about text. A plain function, not a
+/// component: it re-renders with the app state anyway, and the titles of the handful of
+/// lessons are cheap to format (docs/size.md).
+pub fn lesson_picker(app: &AppHandle) -> Html {
     let onchange = {
         let app = app.clone();
         Callback::from(move |e: Event| {
@@ -43,8 +30,8 @@ pub fn lesson_picker(props: &PanelProps) -> Html {
             <label class="inline">{"Lesson "}
                 <select data-testid="lesson-picker" {onchange} aria-label="Lesson">
                     if app.lesson.is_none() { <option value="" selected=true>{"(your own scenario)"}</option> }
-                    { for titles.iter().map(|(id, t)| html! {
-                        <option value={*id} selected={*id == current}>{t.clone()}</option>
+                    { for LESSONS.iter().enumerate().map(|(i, l)| html! {
+                        <option value={l.id} selected={l.id == current}>{format!("{}. {}", i + 1, l.title())}</option>
                     }) }
                 </select>
             </label>
