@@ -241,6 +241,34 @@ fn save_work(
     }
 }
 
+/// The help overlay's focus: while `open`, the returned node (its close button) takes the
+/// focus when the overlay opens; when it closes, the focus goes back to where it was.
+#[hook]
+pub fn use_help_focus(open: bool) -> NodeRef {
+    let close_ref = use_node_ref();
+    {
+        let close_ref = close_ref.clone();
+        use_effect_with(open, move |&open| {
+            let before = open
+                .then(|| web_sys::window().and_then(|w| w.document()))
+                .flatten()
+                .and_then(|d| d.active_element())
+                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+            if open {
+                if let Some(button) = close_ref.cast::<web_sys::HtmlElement>() {
+                    let _ = button.focus();
+                }
+            }
+            move || {
+                if let Some(el) = before {
+                    let _ = el.focus();
+                }
+            }
+        });
+    }
+    close_ref
+}
+
 /// In embed mode, posts `{type: "rvlab:height", height}` to the parent page whenever the
 /// element's size changes (a `ResizeObserver`), so the parent can size the iframe to fit.
 #[hook]

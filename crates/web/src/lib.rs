@@ -25,7 +25,7 @@ use components::exercises::{exercises, view_tabs};
 use components::explorer::explorer;
 use components::inspector::inspector;
 use components::panels::{expectations, lesson_picker, narration};
-use components::share::{live_narration, notice, HelpOverlay, ShareBar, TimelineTable};
+use components::share::{help_overlay, live_narration, notice, ShareBar, TimelineTable};
 use components::timeline::{history_line, ShownRef, Timeline};
 use yew::prelude::*;
 
@@ -74,9 +74,10 @@ pub fn app() -> Html {
                 cursor={app.cursor} history={history_line(&world)} />
         }
     };
+    let close_help = hooks::use_help_focus(app.help_open);
     let help = app
         .help_open
-        .then(|| html! { <HelpOverlay dispatch={app.dispatcher()} /> });
+        .then(|| help_overlay(&app.dispatcher(), &close_help));
     // The panels that keep no state of their own are plain functions rather than components:
     // they re-render with the app state anyway, and each component costs ~1 kB of wasm
     // (docs/size.md).

@@ -166,38 +166,14 @@ const HELP: &str = concat!(
     "</tbody></table>",
 );
 
-/// Props of [`HelpOverlay`].
-#[derive(Properties, PartialEq)]
-pub struct HelpProps {
-    pub dispatch: UseReducerDispatcher<AppState>,
-}
-
-/// The keyboard help: a modal dialog; it takes the focus when it opens (keeping it inside
-/// while open) and gives it back to where it was when it closes.
-#[function_component(HelpOverlay)]
-pub fn help_overlay(props: &HelpProps) -> Html {
-    let close_ref = use_node_ref();
-    {
-        let close_ref = close_ref.clone();
-        use_effect_with((), move |_| {
-            let document = web_sys::window().and_then(|w| w.document());
-            let before = document
-                .as_ref()
-                .and_then(|d| d.active_element())
-                .and_then(|e| e.dyn_into::<HtmlElement>().ok());
-            if let Some(button) = close_ref.cast::<HtmlElement>() {
-                let _ = button.focus();
-            }
-            move || {
-                if let Some(el) = before {
-                    let _ = el.focus();
-                }
-            }
-        });
-    }
-    let close = on_click(&props.dispatch, Action::ShowHelp(false));
+/// The keyboard help: a modal dialog. A plain function rather than a component (less wasm:
+/// docs/size.md); its focus handling is [`crate::hooks::use_help_focus`], which gives it
+/// `close_ref`: the close button takes the focus when the dialog opens (and keeps it while
+/// open), and the focus goes back to where it was when it closes.
+pub fn help_overlay(dispatch: &UseReducerDispatcher<AppState>, close_ref: &NodeRef) -> Html {
+    let close = on_click(dispatch, Action::ShowHelp(false));
     let on_backdrop = {
-        let dispatch = props.dispatch.clone();
+        let dispatch = dispatch.clone();
         Callback::from(move |e: MouseEvent| {
             let on_self = match (e.target(), e.current_target()) {
                 (Some(t), Some(c)) => t == c,
@@ -224,7 +200,7 @@ pub fn help_overlay(props: &HelpProps) -> Html {
             <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="help-title"
                 data-testid="help-overlay" onkeydown={trap}>
                 {markup(HELP)}
-                <button type="button" ref={close_ref} data-testid="help-close" onclick={close}>{"Close (Esc)"}</button>
+                <button type="button" ref={close_ref.clone()} data-testid="help-close" onclick={close}>{"Close (Esc)"}</button>
             </div>
         </div>
     }
