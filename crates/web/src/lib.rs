@@ -26,7 +26,7 @@ use components::explorer::explorer;
 use components::inspector::inspector;
 use components::panels::{expectations, lesson_picker, narration};
 use components::share::{help_overlay, live_narration, notice, ShareBar, TimelineTable};
-use components::timeline::{history_line, ShownRef, Timeline};
+use components::timeline::{history_line, timeline, use_current_row, ShownRef};
 use yew::prelude::*;
 
 /// The page.
@@ -65,14 +65,17 @@ pub fn app() -> Html {
             finished: true,
         },
     };
+    let scroller = use_current_row(app.cursor, app.shown.as_ref(), app.table_view);
     let shown_ref = app.shown.clone().map(ShownRef);
     let timeline = if app.table_view {
         html! { <TimelineTable dispatch={app.dispatcher()} shown={shown_ref.clone()} cursor={app.cursor} /> }
     } else {
-        html! {
-            <Timeline dispatch={app.dispatcher()} shown={shown_ref.clone()}
-                cursor={app.cursor} history={history_line(&world)} />
-        }
+        timeline(
+            &app.dispatcher(),
+            shown_ref,
+            history_line(&world),
+            &scroller,
+        )
     };
     let close_help = hooks::use_help_focus(app.help_open);
     let help = app

@@ -23,15 +23,6 @@ impl PartialEq for ShownRef {
     }
 }
 
-/// Props of [`Timeline`]: the run (by identity), the position and the server's history line.
-#[derive(Properties, PartialEq)]
-pub struct TimelineProps {
-    pub dispatch: UseReducerDispatcher<AppState>,
-    pub shown: Option<ShownRef>,
-    pub cursor: usize,
-    pub history: AttrValue,
-}
-
 #[derive(Properties, PartialEq)]
 struct RowsProps {
     shown: ShownRef,
@@ -156,20 +147,33 @@ fn mark_current(boxed: &HtmlElement, cursor: usize) {
     }
 }
 
-/// The timeline.
-#[function_component(Timeline)]
-pub fn timeline(props: &TimelineProps) -> Html {
+/// Marks the current row (see [`mark_current`]) after each render that moves the cursor,
+/// changes the run or shows the lanes again; returns the scroll box's node for [`timeline`].
+#[hook]
+pub fn use_current_row(cursor: usize, shown: Option<&Rc<Shown>>, table_view: bool) -> NodeRef {
     let scroller = use_node_ref();
     {
         let scroller = scroller.clone();
-        let run_id = props.shown.as_ref().map(|s| Rc::as_ptr(&s.0) as usize);
-        use_effect_with((props.cursor, run_id), move |&(cursor, _)| {
+        let run_id = shown.map(|s| Rc::as_ptr(s) as usize);
+        use_effect_with((cursor, run_id, table_view), move |&(cursor, ..)| {
             if let Some(boxed) = scroller.cast::<HtmlElement>() {
                 mark_current(&boxed, cursor);
             }
         });
     }
-    let Some(shown) = props.shown.clone() else {
+    scroller
+}
+
+/// The timeline: the run (compared by identity, so that [`Rows`] renders only when it
+/// changes), the server's history line and the scroll box from [`use_current_row`]. A plain
+/// function rather than a component: it re-renders with each step anyway (docs/size.md).
+pub fn timeline(
+    dispatch: &UseReducerDispatcher<AppState>,
+    shown: Option<ShownRef>,
+    history: AttrValue,
+    scroller: &NodeRef,
+) -> Html {
+    let Some(shown) = shown else {
         return super::markup(concat!(
             r#"<section class="panel timeline" data-testid="timeline" aria-label="Timeline">"#,
             r#"<p class="note">No run yet: fix the scenario text to see one.</p></section>"#
@@ -186,8 +190,8 @@ pub fn timeline(props: &TimelineProps) -> Html {
     html! {
         <section class="panel timeline" data-testid="timeline" aria-label="Timeline">
             {el("h2", "", "Timeline")}
-            <p class="history" data-testid="server-history">{el("span", "muted", "server: ")}{props.history.clone()}</p>
-            <div class="scroll" ref={scroller}>
+            <p class="history" data-testid="server-history">{el("span", "muted", "server: ")}{history}</p>
+            <div class="scroll" ref={scroller.clone()}>
                 <table>
                     <colgroup>
                         <col class="num" /><col class="clock" />
@@ -195,7 +199,7 @@ pub fn timeline(props: &TimelineProps) -> Html {
                         <col class="server" />
                     </colgroup>
                     <thead><tr><th scope="col" class="num">{"#"}</th><th scope="col" class="clock">{"t"}</th>{header}<th scope="col" class="lane server">{"server"}</th></tr></thead>
-                    <Rows {shown} dispatch={props.dispatch.clone()} />
+                    <Rows {shown} dispatch={dispatch.clone()} />
                 </table>
             </div>
         </section>
