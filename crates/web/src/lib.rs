@@ -25,7 +25,9 @@ use components::exercises::{exercises, view_tabs};
 use components::explorer::explorer;
 use components::inspector::inspector;
 use components::panels::{expectations, lesson_picker, narration};
-use components::share::{help_overlay, live_narration, notice, ShareBar, TimelineTable};
+use components::share::{
+    help_overlay, live_narration, notice, share_bar, use_share_output, TimelineTable,
+};
 use components::timeline::{history_line, timeline, use_current_row, ShownRef};
 use yew::prelude::*;
 
@@ -78,6 +80,7 @@ pub fn app() -> Html {
         )
     };
     let close_help = hooks::use_help_focus(app.help_open);
+    let share_output = use_share_output();
     let help = app
         .help_open
         .then(|| help_overlay(&app.dispatcher(), &close_help));
@@ -130,7 +133,7 @@ pub fn app() -> Html {
                 {components::markup(r#"<h1>rvlab<span class="tagline"> resourceVersion, 409 Conflict and retries, step by step</span></h1>"#)}
                 {view_tabs(&app)}
                 if !app.exercises.open { {lesson_picker(&app)} }
-                <ShareBar app={app.clone()} {flags} />
+                {share_bar(&app, flags, &share_output)}
                 <div class="notices">{notice(&app)}</div>
             </header>
             {editor}

@@ -13,13 +13,6 @@ use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement};
 use yew::prelude::*;
 
-/// Props of [`ShareBar`].
-#[derive(Properties, PartialEq)]
-pub struct ShareBarProps {
-    pub app: AppHandle,
-    pub flags: Flags,
-}
-
 /// What the share bar last prepared for copying.
 #[derive(Clone, PartialEq)]
 struct Prepared {
@@ -28,14 +21,20 @@ struct Prepared {
     copied: Option<bool>,
 }
 
-/// Copy link, copy embed code, reset to lesson, the table view, the help overlay.
-#[function_component(ShareBar)]
-pub fn share_bar(props: &ShareBarProps) -> Html {
-    let app = &props.app;
+/// The share bar's own state (from [`use_share_output`]): what it last prepared for copying,
+/// and the field that shows it.
+pub struct ShareOutput {
+    prepared: UseStateHandle<Option<Prepared>>,
+    output: NodeRef,
+}
+
+/// The share bar's state; selects the prepared text once it is shown, so that Ctrl+C copies
+/// it when the clipboard API did not.
+#[hook]
+pub fn use_share_output() -> ShareOutput {
     let prepared = use_state(|| None::<Prepared>);
     let output = use_node_ref();
     {
-        // Select the prepared text so that Ctrl+C copies it when the clipboard API did not.
         let output = output.clone();
         use_effect_with((*prepared).clone(), move |p| {
             if p.is_some() {
@@ -45,6 +44,14 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
             }
         });
     }
+    ShareOutput { prepared, output }
+}
+
+/// Copy link, copy embed code, reset to lesson, the table view, the help overlay. A plain
+/// function rather than a component (its state is [`use_share_output`], kept by the page):
+/// it re-renders with the app state anyway (docs/size.md).
+pub fn share_bar(app: &AppHandle, flags: Flags, out: &ShareOutput) -> Html {
+    let (prepared, output) = (&out.prepared, &out.output);
     let prepare = |what: &'static str, embed: bool| {
         let (app, prepared) = (app.clone(), prepared.clone());
         Callback::from(move |_: MouseEvent| {
@@ -116,12 +123,12 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
         <section class="sharebar" aria-label="Share and view">
             <div class="buttons">
                 {button("copy-link", "", None, false, prepare("Link", false), "Copy link")}
-                if !props.flags.embed {
+                if !flags.embed {
                     {button("copy-embed", "", None, false, prepare("Embed code", true), "Copy embed code")}
                 }
                 <button type="button" data-testid="table-view" aria-pressed={app.table_view.to_string()}
                     onclick={toggle_table}>{if app.table_view { "☰ Table view: on" } else { "☰ Table view" }}</button>
-                if !props.flags.embed {
+                if !flags.embed {
                     {button("reset-to-lesson", "", Some(format!("Discard your edits and go back to “{base}”").into()),
                         false, reset, "↺ Reset to lesson")}
                 }
