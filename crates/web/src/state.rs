@@ -256,9 +256,9 @@ impl AppState {
                 self.playing = false;
                 self.cursor = 0;
                 self.schedule = None;
-                if let Some(shown) = &self.shown {
-                    let scenario = shown.run.scenario.clone();
-                    self.run_scenario(&scenario, None);
+                // The run's `Rc`, not a copy of its scenario (a clone of the syntax tree).
+                if let Some(shown) = self.shown.clone() {
+                    self.run_scenario(&shown.run.scenario, None);
                 }
             }
             Action::Jump(n) => {
@@ -270,9 +270,8 @@ impl AppState {
                 if seed != self.seed {
                     self.seed = seed;
                     self.schedule = None;
-                    if let Some(shown) = &self.shown {
-                        let scenario = shown.run.scenario.clone();
-                        self.run_scenario(&scenario, None);
+                    if let Some(shown) = self.shown.clone() {
+                        self.run_scenario(&shown.run.scenario, None);
                     }
                 }
             }
@@ -296,10 +295,9 @@ impl AppState {
             Action::ShowHelp(open) => self.help_open = open,
             Action::Explore(a) => self.apply_explore(a),
             Action::LoadSchedule(token) => {
-                if let Some(shown) = &self.shown {
-                    let scenario = shown.run.scenario.clone();
+                if let Some(shown) = self.shown.clone() {
                     self.playing = false;
-                    self.run_scenario(&scenario, Some(&token));
+                    self.run_scenario(&shown.run.scenario, Some(&token));
                     self.schedule = Some(token);
                     self.cursor = self.len();
                 }
