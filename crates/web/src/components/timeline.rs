@@ -29,19 +29,14 @@ struct RowsProps {
     dispatch: UseReducerDispatcher<AppState>,
 }
 
-#[derive(Properties, PartialEq)]
-struct RowProps {
-    shown: ShownRef,
-    index: usize,
-    dispatch: UseReducerDispatcher<AppState>,
-}
-
-#[function_component(Row)]
-fn row(props: &RowProps) -> Html {
-    let Some(step) = props.shown.0.steps.get(props.index) else {
+/// Step `index`'s row, keyed by its index. A plain function, not a component: the rows render
+/// together, only when [`Rows`] does (a new run), so a component per row saved no work
+/// (docs/size.md).
+fn row(shown: &Shown, index: usize, dispatch: &UseReducerDispatcher<AppState>) -> Html {
+    let Some(step) = shown.steps.get(index) else {
         return html! {};
     };
-    let clients = props.shown.0.run.scenario.clients.len() as u32;
+    let clients = shown.run.scenario.clients.len() as u32;
     let badge = mark_badge(step.mark);
     let lost = !step.lost_updates.is_empty();
     let class = format!(
@@ -78,13 +73,13 @@ fn row(props: &RowProps) -> Html {
         })
         .collect();
     let server = step.revision.map(|r| format!("rv {r}")).unwrap_or_default();
-    let onclick = super::on_click(&props.dispatch, Action::Jump(props.index + 1));
+    let onclick = super::on_click(dispatch, Action::Jump(index + 1));
     let label = format!(
         "Step {} by {}: {}",
         step.number, step.client, step.narration
     );
     html! {
-        <tr class={class} data-testid="timeline-row" data-step={step.number.to_string()} {onclick} title={label}>
+        <tr key={index} class={class} data-testid="timeline-row" data-step={step.number.to_string()} {onclick} title={label}>
             <th scope="row" class="num">{step.number}</th>
             {el("td", "clock", step.clock.clone())}
             {lanes}
@@ -99,7 +94,7 @@ fn rows(props: &RowsProps) -> Html {
     let shown = &props.shown.0;
     let to_start = super::on_click(&props.dispatch, Action::Jump(0));
     let rows: Html = (0..shown.steps.len())
-        .map(|i| html! { <Row key={i} shown={props.shown.clone()} index={i} dispatch={props.dispatch.clone()} /> })
+        .map(|i| row(shown, i, &props.dispatch))
         .collect();
     html! {
         <tbody>
