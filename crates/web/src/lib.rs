@@ -25,10 +25,8 @@ use components::exercises::{exercises, view_tabs};
 use components::explorer::explorer;
 use components::inspector::inspector;
 use components::panels::{expectations, lesson_picker, narration};
-use components::share::{
-    help_overlay, live_narration, notice, share_bar, use_share_output, TimelineTable,
-};
-use components::timeline::{history_line, timeline, use_current_row, ShownRef};
+use components::share::{help_overlay, live_narration, notice, share_bar, use_share_output};
+use components::timeline::{history_line, timeline, use_current_row, Part, RunPart, ShownRef};
 use yew::prelude::*;
 
 /// The page.
@@ -70,7 +68,7 @@ pub fn app() -> Html {
     let scroller = use_current_row(app.cursor, app.shown.as_ref(), app.table_view);
     let shown_ref = app.shown.clone().map(ShownRef);
     let timeline = if app.table_view {
-        html! { <TimelineTable dispatch={app.dispatcher()} shown={shown_ref.clone()} cursor={app.cursor} /> }
+        html! { <RunPart part={Part::Table} dispatch={app.dispatcher()} shown={shown_ref.clone()} cursor={app.cursor} /> }
     } else {
         timeline(
             &app.dispatcher(),

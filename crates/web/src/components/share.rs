@@ -213,18 +213,10 @@ pub fn help_overlay(dispatch: &UseReducerDispatcher<AppState>, close_ref: &NodeR
     }
 }
 
-/// Props of [`TimelineTable`].
-#[derive(Properties, PartialEq)]
-pub struct TableProps {
-    pub dispatch: UseReducerDispatcher<AppState>,
-    pub shown: Option<super::timeline::ShownRef>,
-    pub cursor: usize,
-}
-
 /// The timeline as a plain table: one row per step (step, client, request, status, narration),
-/// each with a button to show that step.
-#[function_component(TimelineTable)]
-pub fn timeline_table(props: &TableProps) -> Html {
+/// each with a button to show that step. Rendered by a [`super::timeline::RunPart`], so only
+/// when the run or the position changes.
+pub fn timeline_table(props: &super::timeline::RunPartProps) -> Html {
     let Some(shown) = &props.shown else {
         return markup(concat!(
             r#"<section class="panel timeline" aria-label="Timeline">"#,

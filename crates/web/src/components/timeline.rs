@@ -1,6 +1,6 @@
 //! The timeline: a lane per client and one for the server, a row per step.
 //!
-//! Stepping must stay well under a frame on a 1,000-step run, so the rows ([`Rows`]) render
+//! Stepping must stay well under a frame on a 1,000-step run, so the rows ([`rows`], a [`RunPart`]) render
 //! only when the run changes; the current step is marked by an effect that moves the `current`
 //! class and `aria-current` from one row to the next (rows after it are dimmed by CSS).
 
@@ -23,14 +23,38 @@ impl PartialEq for ShownRef {
     }
 }
 
+/// Which heavy part of the run a [`RunPart`] renders.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Part {
+    /// The lanes' rows ([`rows`]).
+    Rows,
+    /// The table view ([`super::share::timeline_table`]).
+    Table,
+}
+
+/// Props of [`RunPart`]: the run (by identity) and the position.
 #[derive(Properties, PartialEq)]
-struct RowsProps {
-    shown: ShownRef,
-    dispatch: UseReducerDispatcher<AppState>,
+pub struct RunPartProps {
+    pub part: Part,
+    pub shown: Option<ShownRef>,
+    /// The step shown (the table marks it; the lanes' rows get 0: an effect marks theirs).
+    pub cursor: usize,
+    pub dispatch: UseReducerDispatcher<AppState>,
+}
+
+/// The parts of the page that are costly to build for a long run, re-rendered only when their
+/// props change (not on every keystroke in the editor). One component serves both parts: each
+/// component type costs ~1.5 kB of wasm (docs/size.md).
+#[function_component(RunPart)]
+pub fn run_part(props: &RunPartProps) -> Html {
+    match props.part {
+        Part::Rows => rows(props),
+        Part::Table => super::share::timeline_table(props),
+    }
 }
 
 /// Step `index`'s row, keyed by its index. A plain function, not a component: the rows render
-/// together, only when [`Rows`] does (a new run), so a component per row saved no work
+/// together, only when [`rows`] does (a new run), so a component per row saved no work
 /// (docs/size.md).
 fn row(shown: &Shown, index: usize, dispatch: &UseReducerDispatcher<AppState>) -> Html {
     let Some(step) = shown.steps.get(index) else {
@@ -88,10 +112,11 @@ fn row(shown: &Shown, index: usize, dispatch: &UseReducerDispatcher<AppState>) -
     }
 }
 
-/// The setup row and one row per step; renders only when the run changes.
-#[function_component(Rows)]
-fn rows(props: &RowsProps) -> Html {
-    let shown = &props.shown.0;
+/// The setup row and one row per step; renders only when the run changes (a [`RunPart`]).
+fn rows(props: &RunPartProps) -> Html {
+    let Some(ShownRef(shown)) = &props.shown else {
+        return html! {};
+    };
     let to_start = super::on_click(&props.dispatch, Action::Jump(0));
     let rows: Html = (0..shown.steps.len())
         .map(|i| row(shown, i, &props.dispatch))
@@ -159,7 +184,7 @@ pub fn use_current_row(cursor: usize, shown: Option<&Rc<Shown>>, table_view: boo
     scroller
 }
 
-/// The timeline: the run (compared by identity, so that [`Rows`] renders only when it
+/// The timeline: the run (compared by identity, so that its [`rows`] render only when it
 /// changes), the server's history line and the scroll box from [`use_current_row`]. A plain
 /// function rather than a component: it re-renders with each step anyway (docs/size.md).
 pub fn timeline(
@@ -194,7 +219,7 @@ pub fn timeline(
                         <col class="server" />
                     </colgroup>
                     <thead><tr><th scope="col" class="num">{"#"}</th><th scope="col" class="clock">{"t"}</th>{header}<th scope="col" class="lane server">{"server"}</th></tr></thead>
-                    <Rows {shown} dispatch={dispatch.clone()} />
+                    <RunPart part={Part::Rows} shown={Some(shown)} cursor={0} dispatch={dispatch.clone()} />
                 </table>
             </div>
         </section>
