@@ -6,8 +6,9 @@
 //!   saved work in local storage, the embed height report;
 //! - [`link`]: share links, embed flags and saved work as pure functions (and the priority on
 //!   load: link, then saved work, then the first lesson);
-//! - [`components`]: one component per region (editor + diagnostics, timeline, controls,
-//!   inspector, narration, expectations, lesson picker);
+//! - [`components`]: one file per region (editor + diagnostics, timeline, controls,
+//!   inspector, narration, expectations, lesson picker, share bar, help), as plain functions
+//!   of the state plus one memoised component for the costly parts;
 //! - [`labels`]: short timeline labels cut from the core's preformatted views;
 //! - [`App`] and [`start`]: the page and its entry point (panic hook + render).
 
@@ -19,14 +20,15 @@ pub mod state;
 pub mod worker;
 
 use components::controls::controls;
-use components::editor::{diagnostics, DiagnosticsProps, Editor};
+use components::editor::{diagnostics, DiagnosticsProps, EditorProps};
 use components::el;
 use components::exercises::{exercises, view_tabs};
 use components::explorer::explorer;
 use components::inspector::inspector;
 use components::panels::{expectations, lesson_picker, narration};
 use components::share::{help_overlay, live_narration, notice, share_bar, use_share_output};
-use components::timeline::{history_line, timeline, use_current_row, Part, RunPart, ShownRef};
+use components::timeline::{history_line, timeline, use_current_row, ShownRef};
+use components::{Part, RunPart};
 use yew::prelude::*;
 
 /// The page.
@@ -82,14 +84,17 @@ pub fn app() -> Html {
     let help = app
         .help_open
         .then(|| help_overlay(&app.dispatcher(), &close_help));
-    // The panels that keep no state of their own are plain functions rather than components:
-    // they re-render with the app state anyway, and each component costs ~1 kB of wasm
-    // (docs/size.md).
+    // The panels are plain functions rather than components (their few hooks live here): they
+    // re-render with the app state anyway, and each component costs ~1.5 kB of wasm
+    // (docs/size.md). Only the costly parts are a component (`RunPart`), to skip them.
     let editor = html! {
             <section class="panel editor" aria-label="Scenario editor">
                 {el("h2", "", "Scenario")}
-                <Editor dispatch={app.dispatcher()} source={source.clone()}
-                    diagnostics={app.diagnostics.clone()} textarea={textarea.clone()} />
+                <RunPart part={Part::Editor} dispatch={app.dispatcher()} editor={EditorProps {
+                    source: source.clone(),
+                    diagnostics: app.diagnostics.clone(),
+                    textarea: textarea.clone(),
+                }} />
                 {diagnostics(&DiagnosticsProps {
                     source,
                     diagnostics: app.diagnostics.clone(),

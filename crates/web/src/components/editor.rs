@@ -9,10 +9,10 @@ use std::rc::Rc;
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
-/// Props of [`Editor`]: narrow, so that stepping through a run never re-renders the editor.
-#[derive(Properties, PartialEq)]
+/// What the editor shows: narrow, so that stepping through a run never re-renders it (it is
+/// rendered by a [`super::RunPart`]).
+#[derive(Clone, PartialEq)]
 pub struct EditorProps {
-    pub dispatch: UseReducerDispatcher<AppState>,
     pub source: AttrValue,
     pub diagnostics: Rc<Vec<Diagnostic>>,
     /// The textarea (shared so the diagnostics can move its caret).
@@ -66,10 +66,9 @@ fn highlighted(src: &str) -> Html {
 }
 
 /// The editor.
-#[function_component(Editor)]
-pub fn editor(props: &EditorProps) -> Html {
+pub fn editor(props: &EditorProps, dispatch: &UseReducerDispatcher<AppState>) -> Html {
     let oninput = {
-        let dispatch = props.dispatch.clone();
+        let dispatch = dispatch.clone();
         Callback::from(move |e: InputEvent| {
             let area: HtmlTextAreaElement = e.target_unchecked_into();
             dispatch.dispatch(Action::EditSource(area.value()));

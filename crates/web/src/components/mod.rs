@@ -1,4 +1,7 @@
-//! One component per file; each renders part of [`crate::state::AppState`] or a core view.
+//! One file per region of the page; each renders part of [`crate::state::AppState`] or a core
+//! view. The regions are plain functions of the state (each component type costs ~1.5 kB of
+//! wasm, docs/size.md), except [`RunPart`], the one component, which skips the costly parts
+//! (a run's rows or table, the highlighted text) when their inputs did not change.
 
 pub mod controls;
 pub mod editor;
@@ -10,7 +13,10 @@ pub mod share;
 pub mod timeline;
 
 use crate::state::{Action, AppState};
-use yew::{html, AttrValue, Callback, Html, MouseEvent, UseReducerDispatcher, UseReducerHandle};
+use yew::{
+    function_component, html, AttrValue, Callback, Html, MouseEvent, Properties,
+    UseReducerDispatcher, UseReducerHandle,
+};
 
 /// The state handle every component reads and dispatches to.
 pub type AppHandle = UseReducerHandle<AppState>;
@@ -68,4 +74,46 @@ fn plain_button(
 /// this crate, never for text from a scenario, a link or the reader.
 pub fn markup(html: &'static str) -> Html {
     Html::from_html_unchecked(AttrValue::Static(html))
+}
+
+/// Which costly part of the page a [`RunPart`] renders.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Part {
+    /// The editor ([`editor::editor`]): its text, highlighted, and line marks.
+    Editor,
+    /// The lanes' rows ([`timeline::rows`]).
+    Rows,
+    /// The table view ([`share::timeline_table`]).
+    Table,
+}
+
+/// Props of [`RunPart`]: the run (by identity) and the position, or the editor's text.
+#[derive(Properties, PartialEq)]
+pub struct RunPartProps {
+    pub part: Part,
+    #[prop_or_default]
+    pub shown: Option<timeline::ShownRef>,
+    /// The step shown (the table marks it; the lanes' rows get 0: an effect marks theirs).
+    #[prop_or_default]
+    pub cursor: usize,
+    /// The editor's text and diagnostics ([`Part::Editor`] only).
+    #[prop_or_default]
+    pub editor: Option<editor::EditorProps>,
+    pub dispatch: UseReducerDispatcher<AppState>,
+}
+
+/// The parts of the page that are costly to build (a long run's rows or table, the
+/// highlighted text), re-rendered only when their props change: not on every keystroke for the
+/// run's parts, not on every step for the editor. One component serves all three: each
+/// component type costs ~1.5 kB of wasm (docs/size.md).
+#[function_component(RunPart)]
+pub fn run_part(props: &RunPartProps) -> Html {
+    match props.part {
+        Part::Editor => props
+            .editor
+            .as_ref()
+            .map_or_else(Html::default, |e| editor::editor(e, &props.dispatch)),
+        Part::Rows => timeline::rows(props),
+        Part::Table => share::timeline_table(props),
+    }
 }

@@ -214,9 +214,9 @@ pub fn help_overlay(dispatch: &UseReducerDispatcher<AppState>, close_ref: &NodeR
 }
 
 /// The timeline as a plain table: one row per step (step, client, request, status, narration),
-/// each with a button to show that step. Rendered by a [`super::timeline::RunPart`], so only
+/// each with a button to show that step. Rendered by a [`super::RunPart`], so only
 /// when the run or the position changes.
-pub fn timeline_table(props: &super::timeline::RunPartProps) -> Html {
+pub fn timeline_table(props: &super::RunPartProps) -> Html {
     let Some(shown) = &props.shown else {
         return markup(concat!(
             r#"<section class="panel timeline" aria-label="Timeline">"#,

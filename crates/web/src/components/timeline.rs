@@ -5,6 +5,7 @@
 //! class and `aria-current` from one row to the next (rows after it are dimmed by CSS).
 
 use super::el;
+use super::{Part, RunPart, RunPartProps};
 use crate::labels::{mark_badge, sent_version, short_request};
 use crate::state::{Action, AppState, Shown};
 use rvlab_core::view::WorldView;
@@ -20,36 +21,6 @@ pub struct ShownRef(pub Rc<Shown>);
 impl PartialEq for ShownRef {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-/// Which heavy part of the run a [`RunPart`] renders.
-#[derive(Clone, Copy, PartialEq)]
-pub enum Part {
-    /// The lanes' rows ([`rows`]).
-    Rows,
-    /// The table view ([`super::share::timeline_table`]).
-    Table,
-}
-
-/// Props of [`RunPart`]: the run (by identity) and the position.
-#[derive(Properties, PartialEq)]
-pub struct RunPartProps {
-    pub part: Part,
-    pub shown: Option<ShownRef>,
-    /// The step shown (the table marks it; the lanes' rows get 0: an effect marks theirs).
-    pub cursor: usize,
-    pub dispatch: UseReducerDispatcher<AppState>,
-}
-
-/// The parts of the page that are costly to build for a long run, re-rendered only when their
-/// props change (not on every keystroke in the editor). One component serves both parts: each
-/// component type costs ~1.5 kB of wasm (docs/size.md).
-#[function_component(RunPart)]
-pub fn run_part(props: &RunPartProps) -> Html {
-    match props.part {
-        Part::Rows => rows(props),
-        Part::Table => super::share::timeline_table(props),
     }
 }
 
@@ -113,7 +84,7 @@ fn row(shown: &Shown, index: usize, dispatch: &UseReducerDispatcher<AppState>) -
 }
 
 /// The setup row and one row per step; renders only when the run changes (a [`RunPart`]).
-fn rows(props: &RunPartProps) -> Html {
+pub fn rows(props: &RunPartProps) -> Html {
     let Some(ShownRef(shown)) = &props.shown else {
         return html! {};
     };
