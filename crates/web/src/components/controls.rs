@@ -2,10 +2,10 @@
 //! "next" button per unfinished client (the learner is the scheduler).
 
 use super::el;
-use super::{markup, on_click, AppHandle};
+use super::{markup, on_click, on_value, AppHandle};
 use crate::state::{Action, SPEEDS_MS};
 use rvlab_core::view::{ClientStatus, WorldView};
-use web_sys::{HtmlInputElement, HtmlSelectElement};
+use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 fn button(
@@ -26,15 +26,8 @@ fn button(
 /// The controls.
 pub fn controls(app: &AppHandle, world: &WorldView) -> Html {
     let (cursor, len) = (app.cursor, app.len());
-    let on_scrub = {
-        let app = app.clone();
-        Callback::from(move |e: InputEvent| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            if let Ok(n) = input.value().parse::<usize>() {
-                app.dispatch(Action::Jump(n));
-            }
-        })
-    };
+    let on_scrub: Callback<InputEvent> =
+        on_value(&app.dispatcher(), |v| v.parse().ok().map(Action::Jump));
     let on_seed = {
         let app = app.clone();
         Callback::from(move |e: Event| {
@@ -45,15 +38,8 @@ pub fn controls(app: &AppHandle, world: &WorldView) -> Html {
             }
         })
     };
-    let on_speed = {
-        let app = app.clone();
-        Callback::from(move |e: Event| {
-            let select: HtmlSelectElement = e.target_unchecked_into();
-            if let Ok(ms) = select.value().parse::<u32>() {
-                app.dispatch(Action::SetSpeed(ms));
-            }
-        })
-    };
+    let on_speed: Callback<Event> =
+        on_value(&app.dispatcher(), |v| v.parse().ok().map(Action::SetSpeed));
     let nexts: Html = world
         .clients
         .iter()

@@ -67,13 +67,7 @@ fn highlighted(src: &str) -> Html {
 
 /// The editor.
 pub fn editor(props: &EditorProps, dispatch: &UseReducerDispatcher<AppState>) -> Html {
-    let oninput = {
-        let dispatch = dispatch.clone();
-        Callback::from(move |e: InputEvent| {
-            let area: HtmlTextAreaElement = e.target_unchecked_into();
-            dispatch.dispatch(Action::EditSource(area.value()));
-        })
-    };
+    let oninput: Callback<InputEvent> = super::on_value(dispatch, |v| Some(Action::EditSource(v)));
     let src: &str = &props.source;
     let lines = src.split('\n').count().max(1);
     let marks = line_marks(&props.diagnostics);

@@ -29,6 +29,26 @@ pub fn on_click(dispatch: &UseReducerDispatcher<AppState>, action: Action) -> Ca
     Callback::from(move |_| dispatch.dispatch(action.clone()))
 }
 
+/// A change or input handler that dispatches what `action` makes of the value of the event's
+/// target (a field, a select, the textarea), if anything: the page's value handlers share one
+/// closure body per event type (docs/size.md).
+pub fn on_value<E: AsRef<web_sys::Event> + 'static>(
+    dispatch: &UseReducerDispatcher<AppState>,
+    action: fn(String) -> Option<Action>,
+) -> Callback<E> {
+    let dispatch = dispatch.clone();
+    Callback::from(move |e: E| {
+        let value = e
+            .as_ref()
+            .target()
+            .and_then(|t| js_sys::Reflect::get(&t, &"value".into()).ok())
+            .and_then(|v| v.as_string());
+        if let Some(a) = value.and_then(action) {
+            dispatch.dispatch(a);
+        }
+    })
+}
+
 /// `<tag class="class">text</tag>` (no class attribute when `class` is empty): the shape most of
 /// the page's text takes. One shared function rather than an inline element at each place: each
 /// `html!` element is ~250 B of wasm (docs/size.md).

@@ -5,22 +5,15 @@ use super::el;
 use super::{markup, AppHandle};
 use crate::state::Action;
 use rvlab_core::lessons::{lesson, LESSONS};
-use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 /// The lessons picker and the scenario's title and about text. A plain function, not a
 /// component: it re-renders with the app state anyway, and the titles of the handful of
 /// lessons are cheap to format (docs/size.md).
 pub fn lesson_picker(app: &AppHandle) -> Html {
-    let onchange = {
-        let app = app.clone();
-        Callback::from(move |e: Event| {
-            let select: HtmlSelectElement = e.target_unchecked_into();
-            if let Some(l) = lesson(&select.value()) {
-                app.dispatch(Action::LoadLesson(l.id));
-            }
-        })
-    };
+    let onchange: Callback<Event> = super::on_value(&app.dispatcher(), |v| {
+        lesson(&v).map(|l| Action::LoadLesson(l.id))
+    });
     let current = app.lesson.unwrap_or("");
     let scenario = app.shown.as_ref().map(|s| &s.run.scenario);
     let title = scenario.and_then(|s| s.title.clone());
