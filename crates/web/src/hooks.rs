@@ -153,11 +153,14 @@ pub fn page_url() -> String {
         .unwrap_or_default()
 }
 
-/// Keeps the URL fragment equal to the state's share link (debounced, `history.replaceState`:
-/// no history entries), and restores the state when the fragment is changed by hand or by a
-/// link within the page (`hashchange`).
+/// Keeps the URL fragment equal to the state's share link (`history.replaceState`: no history
+/// entries) and, outside embed mode (an embed must not overwrite the reader's own work), saves
+/// the work (text, lesson, schedule, position, seed, view) to local storage: both debounced, on
+/// one timer (one effect rather than two: docs/size.md). A storage that throws (full, disabled)
+/// is reported once as a notice. Restores the state when the fragment is changed by hand or by
+/// a link within the page (`hashchange`).
 #[hook]
-pub fn use_url_sync(app: &UseReducerHandle<AppState>, flags: Flags) {
+pub fn use_url_and_saved_work(app: &UseReducerHandle<AppState>, flags: Flags) {
     let key = (
         app.source.clone(),
         app.schedule.clone(),
@@ -167,26 +170,20 @@ pub fn use_url_sync(app: &UseReducerHandle<AppState>, flags: Flags) {
         app.base_lesson,
     );
     let state = (**app).clone();
-    use_effect_with(key, move |_| {
-        let timer = Timeout::new(SAVE_DEBOUNCE_MS, move || {
-            let Ok(fragment) = link::fragment(&state, flags) else {
-                return;
-            };
-            let Some(window) = web_sys::window() else {
-                return;
-            };
-            if window.location().hash().unwrap_or_default() == format!("#{fragment}") {
-                return;
-            }
-            if let Ok(history) = window.history() {
-                let url = format!("{}#{fragment}", page_url());
-                let _ =
-                    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-            }
-        });
-        move || drop(timer)
-    });
     let dispatcher = app.dispatcher();
+    let reported = use_mut_ref(|| false);
+    {
+        let dispatcher = dispatcher.clone();
+        use_effect_with(key, move |_| {
+            let timer = Timeout::new(SAVE_DEBOUNCE_MS, move || {
+                sync_fragment(&state, flags);
+                if !flags.embed {
+                    save_work(&state, &reported, &dispatcher);
+                }
+            });
+            move || drop(timer)
+        });
+    }
     use_effect_with((), move |_| {
         let listener = web_sys::window().map(|window| {
             EventListener::new(&window, "hashchange", move |_| {
@@ -208,40 +205,68 @@ pub fn use_url_sync(app: &UseReducerHandle<AppState>, flags: Flags) {
     });
 }
 
-/// Saves the work (text, lesson, schedule, position, seed, view) to local storage, debounced.
-/// Not in embed mode (an embed must not overwrite the reader's own work). A storage that
-/// throws (full, disabled) is reported once as a notice.
-#[hook]
-pub fn use_saved_work(app: &UseReducerHandle<AppState>, flags: Flags) {
-    let key = (
-        app.source.clone(),
-        app.schedule.clone(),
-        app.cursor,
-        app.seed,
-        app.table_view,
-        app.base_lesson,
-    );
-    let state = (**app).clone();
-    let dispatcher = app.dispatcher();
-    let reported = use_mut_ref(|| false);
-    use_effect_with(key, move |_| {
-        let timer = (!flags.embed).then(|| {
-            Timeout::new(SAVE_DEBOUNCE_MS, move || {
-                let result = storage().and_then(|s| {
-                    s.set_item(link::STORAGE_KEY, &link::stored_record(&state))
-                        .map_err(|e| js_text(&e))
-                });
-                if let Err(reason) = result {
-                    if !std::mem::replace(&mut *reported.borrow_mut(), true) {
-                        dispatcher.dispatch(Action::Notice(Some(format!(
-                            "Your work cannot be saved in this browser ({reason}); it will not survive a reload."
-                        ))));
-                    }
-                }
-            })
-        });
-        move || drop(timer)
+/// Rewrites the URL fragment to the state's share link when it differs.
+fn sync_fragment(state: &AppState, flags: Flags) {
+    let Ok(fragment) = link::fragment(state, flags) else {
+        return;
+    };
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    if window.location().hash().unwrap_or_default() == format!("#{fragment}") {
+        return;
+    }
+    if let Ok(history) = window.history() {
+        let url = format!("{}#{fragment}", page_url());
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// Writes the saved work; the first failure is reported as a notice.
+fn save_work(
+    state: &AppState,
+    reported: &std::cell::RefCell<bool>,
+    dispatcher: &UseReducerDispatcher<AppState>,
+) {
+    let result = storage().and_then(|s| {
+        s.set_item(link::STORAGE_KEY, &link::stored_record(state))
+            .map_err(|e| js_text(&e))
     });
+    if let Err(reason) = result {
+        if !std::mem::replace(&mut *reported.borrow_mut(), true) {
+            dispatcher.dispatch(Action::Notice(Some(format!(
+                "Your work cannot be saved in this browser ({reason}); it will not survive a reload."
+            ))));
+        }
+    }
+}
+
+/// The help overlay's focus: while `open`, the returned node (its close button) takes the
+/// focus when the overlay opens; when it closes, the focus goes back to where it was.
+#[hook]
+pub fn use_help_focus(open: bool) -> NodeRef {
+    let close_ref = use_node_ref();
+    {
+        let close_ref = close_ref.clone();
+        use_effect_with(open, move |&open| {
+            let before = open
+                .then(|| web_sys::window().and_then(|w| w.document()))
+                .flatten()
+                .and_then(|d| d.active_element())
+                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+            if open {
+                if let Some(button) = close_ref.cast::<web_sys::HtmlElement>() {
+                    let _ = button.focus();
+                }
+            }
+            move || {
+                if let Some(el) = before {
+                    let _ = el.focus();
+                }
+            }
+        });
+    }
+    close_ref
 }
 
 /// In embed mode, posts `{type: "rvlab:height", height}` to the parent page whenever the

@@ -6,8 +6,9 @@
 //!   saved work in local storage, the embed height report;
 //! - [`link`]: share links, embed flags and saved work as pure functions (and the priority on
 //!   load: link, then saved work, then the first lesson);
-//! - [`components`]: one component per region (editor + diagnostics, timeline, controls,
-//!   inspector, narration, expectations, lesson picker);
+//! - [`components`]: one file per region (editor + diagnostics, timeline, controls,
+//!   inspector, narration, expectations, lesson picker, share bar, help), as plain functions
+//!   of the state plus one memoised component for the costly parts;
 //! - [`labels`]: short timeline labels cut from the core's preformatted views;
 //! - [`App`] and [`start`]: the page and its entry point (panic hook + render).
 
@@ -18,15 +19,16 @@ pub mod link;
 pub mod state;
 pub mod worker;
 
-use components::controls::{controls, ControlsProps};
-use components::editor::{diagnostics, DiagnosticsProps, Editor};
-use components::exercises::{exercises, view_tabs, ExercisesProps};
-use components::explorer::{explorer, ExplorerProps};
-use components::inspector::{inspector, InspectorProps};
-use components::panels::{expectations, narration, LessonPicker, PanelProps};
-use components::share::{live_narration, notice, HelpOverlay, ShareBar, TimelineTable};
-use components::timeline::{history_line, ShownRef, Timeline};
-use std::rc::Rc;
+use components::controls::controls;
+use components::editor::{diagnostics, DiagnosticsProps, EditorProps};
+use components::el;
+use components::exercises::{exercises, view_tabs};
+use components::explorer::explorer;
+use components::inspector::inspector;
+use components::panels::{expectations, lesson_picker, narration};
+use components::share::{help_overlay, live_narration, notice, share_bar, use_share_output};
+use components::timeline::{history_line, timeline, use_current_row, ShownRef};
+use components::{Part, RunPart};
 use yew::prelude::*;
 
 /// The page's allocator (and its worker's, which loads the same wasm): talc instead of the
@@ -52,8 +54,7 @@ pub fn app() -> Html {
     hooks::use_debounced_reparse(&app);
     hooks::use_autoplay(&app);
     hooks::use_keyboard(&app);
-    hooks::use_url_sync(&app, flags);
-    hooks::use_saved_work(&app, flags);
+    hooks::use_url_and_saved_work(&app, flags);
     hooks::use_height_report(&main_ref, flags);
     hooks::explore::use_explore_worker(&app);
     hooks::exercises::use_exercise_progress(&app);
@@ -61,7 +62,7 @@ pub fn app() -> Html {
     use_effect_with((), |_| mark_interactive());
     let textarea = use_node_ref();
     let source = AttrValue::from(app.source.clone());
-    let world = Rc::new(match &app.shown {
+    let world = match &app.shown {
         Some(shown) => shown.world_view(app.cursor),
         None => rvlab_core::view::WorldView {
             clock: String::new(),
@@ -71,28 +72,35 @@ pub fn app() -> Html {
             lost_updates: Vec::new(),
             finished: true,
         },
-    });
+    };
+    let scroller = use_current_row(app.cursor, app.shown.as_ref(), app.table_view);
     let shown_ref = app.shown.clone().map(ShownRef);
     let timeline = if app.table_view {
-        html! { <TimelineTable dispatch={app.dispatcher()} shown={shown_ref.clone()} cursor={app.cursor} /> }
+        html! { <RunPart part={Part::Table} dispatch={app.dispatcher()} shown={shown_ref.clone()} cursor={app.cursor} /> }
     } else {
-        html! {
-            <Timeline dispatch={app.dispatcher()} shown={shown_ref.clone()}
-                cursor={app.cursor} history={history_line(&world)} />
-        }
+        timeline(
+            &app.dispatcher(),
+            shown_ref,
+            history_line(&world),
+            &scroller,
+        )
     };
+    let close_help = hooks::use_help_focus(app.help_open);
+    let share_output = use_share_output();
     let help = app
         .help_open
-        .then(|| html! { <HelpOverlay dispatch={app.dispatcher()} /> });
-    // The panels that keep no state of their own are plain functions rather than components:
-    // they re-render with the app state anyway, and each component costs ~1 kB of wasm
-    // (docs/size.md).
-    let panel = PanelProps { app: app.clone() };
+        .then(|| help_overlay(&app.dispatcher(), &close_help));
+    // The panels are plain functions rather than components (their few hooks live here): they
+    // re-render with the app state anyway, and each component costs ~1.5 kB of wasm
+    // (docs/size.md). Only the costly parts are a component (`RunPart`), to skip them.
     let editor = html! {
             <section class="panel editor" aria-label="Scenario editor">
-                <h2>{"Scenario"}</h2>
-                <Editor dispatch={app.dispatcher()} source={source.clone()}
-                    diagnostics={app.diagnostics.clone()} textarea={textarea.clone()} />
+                {el("h2", "", "Scenario")}
+                <RunPart part={Part::Editor} dispatch={app.dispatcher()} editor={EditorProps {
+                    source: source.clone(),
+                    diagnostics: app.diagnostics.clone(),
+                    textarea: textarea.clone(),
+                }} />
                 {diagnostics(&DiagnosticsProps {
                     source,
                     diagnostics: app.diagnostics.clone(),
@@ -112,18 +120,18 @@ pub fn app() -> Html {
             .unwrap_or_else(|_| hooks::page_url());
         return html! {
             <main class="app embed" data-testid="app" ref={main_ref}>
-                {notice(&panel)}
+                {notice(&app)}
                 if let Some(t) = title { <h1 class="embed-title" data-testid="scenario-title">{t}</h1> }
                 <div class="play">
-                    {controls(&ControlsProps { app: app.clone(), world: world.clone() })}
-                    {narration(&panel)}
+                    {controls(&app, &world)}
+                    {narration(&app)}
                     {timeline}
                 </div>
                 if flags.editor { {editor} }
                 <p class="embed-foot muted">
                     <a href={full} target="_blank" rel="noopener" data-testid="open-full">{"Open in rvlab ↗"}</a>
                 </p>
-                {live_narration(&panel)}
+                {live_narration(&app)}
                 {help}
             </main>
         };
@@ -131,23 +139,23 @@ pub fn app() -> Html {
     html! {
         <main class="app" data-testid="app" ref={main_ref}>
             <header class="topbar">
-                <h1>{"rvlab"}<span class="tagline">{" resourceVersion, 409 Conflict and retries, step by step"}</span></h1>
-                {view_tabs(&ExercisesProps { app: app.clone() })}
-                if !app.exercises.open { <LessonPicker app={app.clone()} /> }
-                <ShareBar app={app.clone()} {flags} />
-                <div class="notices">{notice(&panel)}</div>
+                {components::markup(r#"<h1>rvlab<span class="tagline"> resourceVersion, 409 Conflict and retries, step by step</span></h1>"#)}
+                {view_tabs(&app)}
+                if !app.exercises.open { {lesson_picker(&app)} }
+                {share_bar(&app, flags, &share_output)}
+                <div class="notices">{notice(&app)}</div>
             </header>
             {editor}
             <div class="play">
-                if app.exercises.open { {exercises(&ExercisesProps { app: app.clone() })} }
-                {controls(&ControlsProps { app: app.clone(), world: world.clone() })}
-                {narration(&panel)}
+                if app.exercises.open { {exercises(&app)} }
+                {controls(&app, &world)}
+                {narration(&app)}
                 {timeline}
-                {explorer(&ExplorerProps { app: app.clone() })}
+                {explorer(&app)}
             </div>
-            {inspector(&InspectorProps { app: app.clone(), world })}
-            {expectations(&panel)}
-            {live_narration(&panel)}
+            {inspector(&app, &world)}
+            {expectations(&app)}
+            {live_narration(&app)}
             {help}
         </main>
     }

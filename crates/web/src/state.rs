@@ -256,9 +256,9 @@ impl AppState {
                 self.playing = false;
                 self.cursor = 0;
                 self.schedule = None;
-                if let Some(shown) = &self.shown {
-                    let scenario = shown.run.scenario.clone();
-                    self.run_scenario(&scenario, None);
+                // The run's `Rc`, not a copy of its scenario (a clone of the syntax tree).
+                if let Some(shown) = self.shown.clone() {
+                    self.run_scenario(&shown.run.scenario, None);
                 }
             }
             Action::Jump(n) => {
@@ -270,9 +270,8 @@ impl AppState {
                 if seed != self.seed {
                     self.seed = seed;
                     self.schedule = None;
-                    if let Some(shown) = &self.shown {
-                        let scenario = shown.run.scenario.clone();
-                        self.run_scenario(&scenario, None);
+                    if let Some(shown) = self.shown.clone() {
+                        self.run_scenario(&shown.run.scenario, None);
                     }
                 }
             }
@@ -296,10 +295,9 @@ impl AppState {
             Action::ShowHelp(open) => self.help_open = open,
             Action::Explore(a) => self.apply_explore(a),
             Action::LoadSchedule(token) => {
-                if let Some(shown) = &self.shown {
-                    let scenario = shown.run.scenario.clone();
+                if let Some(shown) = self.shown.clone() {
                     self.playing = false;
-                    self.run_scenario(&scenario, Some(&token));
+                    self.run_scenario(&shown.run.scenario, Some(&token));
                     self.schedule = Some(token);
                     self.cursor = self.len();
                 }
@@ -398,32 +396,12 @@ impl AppState {
     }
 }
 
-/// Equal when the same text, position and settings show the same run (runs and diagnostics
-/// compare by identity: a new run is a new `Rc`).
+/// Equal only when it is the very same value. Every action makes a new state (see
+/// `reduce`), so components that take the app handle re-render after every dispatch, as the
+/// page does anyway; a field-by-field comparison cost ~3 kB of wasm (docs/size.md).
 impl PartialEq for AppState {
     fn eq(&self, other: &Self) -> bool {
-        let same_run = match (&self.shown, &other.shown) {
-            (Some(a), Some(b)) => Rc::ptr_eq(a, b),
-            (None, None) => true,
-            _ => false,
-        };
-        same_run
-            && Rc::ptr_eq(&self.diagnostics, &other.diagnostics)
-            && self.source == other.source
-            && self.dirty == other.dirty
-            && self.run_error == other.run_error
-            && self.seed == other.seed
-            && self.cursor == other.cursor
-            && self.lesson == other.lesson
-            && self.playing == other.playing
-            && self.speed_ms == other.speed_ms
-            && self.schedule == other.schedule
-            && self.base_lesson == other.base_lesson
-            && self.notice == other.notice
-            && self.table_view == other.table_view
-            && self.help_open == other.help_open
-            && self.explore == other.explore
-            && self.exercises == other.exercises
+        std::ptr::eq(self, other)
     }
 }
 

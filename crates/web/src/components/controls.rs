@@ -1,19 +1,12 @@
 //! Step, back, run to end, reset, the scrub slider, autoplay and its speed, the seed, and one
 //! "next" button per unfinished client (the learner is the scheduler).
 
-use super::AppHandle;
+use super::el;
+use super::{markup, on_click, on_value, AppHandle};
 use crate::state::{Action, SPEEDS_MS};
 use rvlab_core::view::{ClientStatus, WorldView};
-use std::rc::Rc;
-use web_sys::{HtmlInputElement, HtmlSelectElement};
+use web_sys::HtmlInputElement;
 use yew::prelude::*;
-
-/// Props of [`controls`].
-#[derive(Properties, PartialEq)]
-pub struct ControlsProps {
-    pub app: AppHandle,
-    pub world: Rc<WorldView>,
-}
 
 fn button(
     app: &AppHandle,
@@ -23,10 +16,7 @@ fn button(
     action: Action,
     disabled: bool,
 ) -> Html {
-    let onclick = {
-        let app = app.clone();
-        Callback::from(move |_| app.dispatch(action.clone()))
-    };
+    let onclick = on_click(&app.dispatcher(), action);
     html! {
         <button type="button" data-testid={testid.to_string()} {onclick} {disabled}
             aria-keyshortcuts={key.to_string()} title={format!("{label} ({key})")}>{label}</button>
@@ -34,18 +24,10 @@ fn button(
 }
 
 /// The controls.
-pub fn controls(props: &ControlsProps) -> Html {
-    let app = &props.app;
+pub fn controls(app: &AppHandle, world: &WorldView) -> Html {
     let (cursor, len) = (app.cursor, app.len());
-    let on_scrub = {
-        let app = app.clone();
-        Callback::from(move |e: InputEvent| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            if let Ok(n) = input.value().parse::<usize>() {
-                app.dispatch(Action::Jump(n));
-            }
-        })
-    };
+    let on_scrub: Callback<InputEvent> =
+        on_value(&app.dispatcher(), |v| v.parse().ok().map(Action::Jump));
     let on_seed = {
         let app = app.clone();
         Callback::from(move |e: Event| {
@@ -56,17 +38,9 @@ pub fn controls(props: &ControlsProps) -> Html {
             }
         })
     };
-    let on_speed = {
-        let app = app.clone();
-        Callback::from(move |e: Event| {
-            let select: HtmlSelectElement = e.target_unchecked_into();
-            if let Ok(ms) = select.value().parse::<u32>() {
-                app.dispatch(Action::SetSpeed(ms));
-            }
-        })
-    };
-    let nexts: Html = props
-        .world
+    let on_speed: Callback<Event> =
+        on_value(&app.dispatcher(), |v| v.parse().ok().map(Action::SetSpeed));
+    let nexts: Html = world
         .clients
         .iter()
         .filter(|c| {
@@ -76,21 +50,18 @@ pub fn controls(props: &ControlsProps) -> Html {
             )
         })
         .map(|c| {
-            let onclick = {
-                let (app, i) = (app.clone(), c.index);
-                Callback::from(move |_| app.dispatch(Action::Next(i)))
-            };
+            let onclick = on_click(&app.dispatcher(), Action::Next(c.index));
             let what = c.next_statement.clone().unwrap_or_default();
             let sleeping = matches!(c.status, ClientStatus::Sleeping { .. });
             let key = (c.index + 1).to_string();
             html! {
-                <button type="button" class={classes!("next", sleeping.then_some("sleeping"))}
+                <button type="button" class={if sleeping { "next sleeping" } else { "next" }}
                     data-testid={format!("next-{}", c.name)} {onclick}
                     aria-keyshortcuts={key.clone()}
                     title={format!("{} goes next ({key}): {what} — {}", c.name, c.status_label)}>
-                    <span class="who">{format!("{} ▸", c.name)}</span>
-                    <span class="what">{what}</span>
-                    if sleeping { <span class="muted">{format!(" ({})", c.status_label)}</span> }
+                    {el("span", "who", format!("{} ▸", c.name))}
+                    {el("span", "what", what)}
+                    if sleeping { {el("span", "muted", format!(" ({})", c.status_label))} }
                 </button>
             }
         })
@@ -104,7 +75,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                 {button(app, "run-to-end", "Run to end ▶▶", "End", Action::RunToEnd, cursor >= len)}
                 <button type="button" data-testid="autoplay" aria-pressed={app.playing.to_string()}
                     aria-keyshortcuts="Space" disabled={!app.playing && cursor >= len}
-                    onclick={let app = app.clone(); Callback::from(move |_| app.dispatch(Action::TogglePlaying))}>
+                    onclick={on_click(&app.dispatcher(), Action::TogglePlaying)}>
                     {if app.playing { "Pause" } else { "Play" }}
                 </button>
                 <label class="inline">{"speed "}
@@ -125,14 +96,14 @@ pub fn controls(props: &ControlsProps) -> Html {
                 </label>
             </div>
             <div class="nexts" role="group" aria-label="Who goes next">
-                <span class="muted">{"next: "}</span>
-                if props.world.finished { <span class="muted">{"every client has finished"}</span> }
+                {el("span", "muted", "next: ")}
+                if world.finished { {el("span", "muted", "every client has finished")} }
                 {nexts}
             </div>
-            <details class="keys">
-                <summary>{"Keyboard"}</summary>
-                <p>{"→ step · ← back · space play/pause · End run to end · Home reset · 1–9 that client goes next · ? all shortcuts"}</p>
-            </details>
+            {markup(concat!(
+                r#"<details class="keys"><summary>Keyboard</summary><p>→ step · ← back · space play/pause · "#,
+                "End run to end · Home reset · 1–9 that client goes next · ? all shortcuts</p></details>"
+            ))}
         </section>
     }
 }

@@ -1,6 +1,7 @@
 //! The scenario editor: a textarea over a highlighted `<pre>` layer, line numbers, and the
 //! diagnostics list (a click puts the caret on the problem).
 
+use super::el;
 use crate::state::{Action, AppState};
 use rvlab_core::lang::{highlight, Diagnostic, Severity};
 use std::collections::BTreeMap;
@@ -8,10 +9,10 @@ use std::rc::Rc;
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
-/// Props of [`Editor`]: narrow, so that stepping through a run never re-renders the editor.
-#[derive(Properties, PartialEq)]
+/// What the editor shows: narrow, so that stepping through a run never re-renders it (it is
+/// rendered by a [`super::RunPart`]).
+#[derive(Clone, PartialEq)]
 pub struct EditorProps {
-    pub dispatch: UseReducerDispatcher<AppState>,
     pub source: AttrValue,
     pub diagnostics: Rc<Vec<Diagnostic>>,
     /// The textarea (shared so the diagnostics can move its caret).
@@ -65,15 +66,8 @@ fn highlighted(src: &str) -> Html {
 }
 
 /// The editor.
-#[function_component(Editor)]
-pub fn editor(props: &EditorProps) -> Html {
-    let oninput = {
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |e: InputEvent| {
-            let area: HtmlTextAreaElement = e.target_unchecked_into();
-            dispatch.dispatch(Action::EditSource(area.value()));
-        })
-    };
+pub fn editor(props: &EditorProps, dispatch: &UseReducerDispatcher<AppState>) -> Html {
+    let oninput: Callback<InputEvent> = super::on_value(dispatch, |v| Some(Action::EditSource(v)));
     let src: &str = &props.source;
     let lines = src.split('\n').count().max(1);
     let marks = line_marks(&props.diagnostics);
@@ -135,21 +129,23 @@ pub fn diagnostics(props: &DiagnosticsProps) -> Html {
         .map(|d| {
             let onclick = {
                 let (textarea, src, span) = (props.textarea.clone(), props.source.clone(), d.span);
-                Callback::from(move |_| select(&textarea, &src, span.start as usize, span.end as usize))
+                Callback::from(move |_| {
+                    select(&textarea, &src, span.start as usize, span.end as usize)
+                })
             };
             let sev = d.severity.as_str();
             html! {
                 <li class={format!("diag diag-{sev}")}>
                     <button type="button" class="link" data-testid="diagnostic" {onclick}>
-                        <span class="diag-where">{format!("{}:{}", d.span.line, d.span.col)}</span>
-                        <span class="diag-sev">{if d.is_error() { "✖ error" } else { "⚠ warning" }}</span>
-                        <span class="diag-msg">{d.message.clone()}</span>
+                        {el("span", "diag-where", format!("{}:{}", d.span.line, d.span.col))}
+                        {el("span", "diag-sev", if d.is_error() { "✖ error" } else { "⚠ warning" })}
+                        {el("span", "diag-msg", d.message.clone())}
                     </button>
                     if let Some(expected) = &d.expected {
-                        <div class="diag-hint">{format!("expected {expected}")}</div>
+                        {el("div", "diag-hint", format!("expected {expected}"))}
                     }
                     if let Some(hint) = &d.hint {
-                        <div class="diag-hint">{format!("hint: {hint}")}</div>
+                        {el("div", "diag-hint", format!("hint: {hint}"))}
                     }
                 </li>
             }
@@ -157,11 +153,15 @@ pub fn diagnostics(props: &DiagnosticsProps) -> Html {
         .collect();
     let has_errors = props.diagnostics.iter().any(Diagnostic::is_error);
     let status = if has_errors {
-        html! { <p class="note bad">{"The text has errors: the timeline still shows the last valid run."}</p> }
+        el(
+            "p",
+            "note bad",
+            "The text has errors: the timeline still shows the last valid run.",
+        )
     } else if props.dirty {
-        html! { <p class="note">{"Checking…"}</p> }
+        el("p", "note", "Checking…")
     } else if props.diagnostics.is_empty() && props.run_error.is_none() {
-        html! { <p class="note ok">{"✓ No problems."}</p> }
+        el("p", "note ok", "✓ No problems.")
     } else {
         html! {}
     };

@@ -2,21 +2,25 @@
 //! the open exercise: instructions, the goal, which clients are locked, Check with the verdict
 //! and its reasons (a click loads the deciding run), hints one at a time.
 
-use super::AppHandle;
+use super::el;
+use super::{button, markup, AppHandle};
 use crate::state::exercises::ExerciseAction;
 use crate::state::Action;
 use rvlab_core::exercises::{Goal, EXERCISES};
 use yew::prelude::*;
 
-/// Props of the exercises components.
-#[derive(Properties, PartialEq)]
-pub struct ExercisesProps {
-    pub app: AppHandle,
+fn on(app: &AppHandle, action: ExerciseAction) -> Callback<MouseEvent> {
+    super::on_click(&app.dispatcher(), Action::Exercise(action))
 }
 
-fn on(app: &AppHandle, action: ExerciseAction) -> Callback<MouseEvent> {
-    let app = app.clone();
-    Callback::from(move |_| app.dispatch(Action::Exercise(action.clone())))
+/// The course item's classes (static strings: no `classes!` set to build).
+fn item_class(here: bool, solved: bool) -> &'static str {
+    match (here, solved) {
+        (true, true) => "link exercise-item current solved",
+        (true, false) => "link exercise-item current",
+        (false, true) => "link exercise-item solved",
+        (false, false) => "link exercise-item",
+    }
 }
 
 fn kind_label(goal: &Goal) -> &'static str {
@@ -27,15 +31,14 @@ fn kind_label(goal: &Goal) -> &'static str {
 }
 
 /// Lessons / Exercises, as two tabs.
-pub fn view_tabs(props: &ExercisesProps) -> Html {
-    let app = &props.app;
+pub fn view_tabs(app: &AppHandle) -> Html {
     let open = app.exercises.open;
     html! {
         <div class="tabs" role="tablist" aria-label="View">
             <button type="button" role="tab" data-testid="lessons-tab" aria-selected={(!open).to_string()}
-                class={classes!((!open).then_some("selected"))} onclick={on(app, ExerciseAction::Open(false))}>{"Lessons"}</button>
+                class={(!open).then_some("selected")} onclick={on(app, ExerciseAction::Open(false))}>{"Lessons"}</button>
             <button type="button" role="tab" data-testid="exercises-tab" aria-selected={open.to_string()}
-                class={classes!(open.then_some("selected"))} onclick={on(app, ExerciseAction::Open(true))}>
+                class={open.then_some("selected")} onclick={on(app, ExerciseAction::Open(true))}>
                 {format!("Exercises ({}/{} ✓)", app.exercises.solved.len(), EXERCISES.len())}
             </button>
         </div>
@@ -43,8 +46,7 @@ pub fn view_tabs(props: &ExercisesProps) -> Html {
 }
 
 /// The course list and the open exercise.
-pub fn exercises(props: &ExercisesProps) -> Html {
-    let app = &props.app;
+pub fn exercises(app: &AppHandle) -> Html {
     let current = app.exercises.current.as_ref();
     let items: Html = EXERCISES
         .iter()
@@ -58,7 +60,7 @@ pub fn exercises(props: &ExercisesProps) -> Html {
                 .unwrap_or_else(|_| b.id.to_string());
             html! {
                 <li>
-                    <button type="button" class={classes!("link", "exercise-item", here.then_some("current"), solved.then_some("solved"))}
+                    <button type="button" class={item_class(here, solved)}
                         data-testid="exercise-item" data-id={b.id} data-solved={solved.to_string()}
                         aria-current={here.then_some("true")} onclick={on(app, ExerciseAction::Load(b.id))}>
                         <span class="tick" aria-label={if solved { "solved" } else { "not solved yet" }}>{if solved { "✓" } else { "○" }}</span>
@@ -69,67 +71,70 @@ pub fn exercises(props: &ExercisesProps) -> Html {
         })
         .collect();
     let body = match current {
-        None => html! { <p class="muted">{"Pick an exercise."}</p> },
+        None => el("p", "muted", "Pick an exercise."),
         Some(s) => {
             let ex = &s.exercise;
             let goal = match &ex.goal {
                 Goal::Break { expectation } => html! {
-                    <p class="goal"><strong>{"Goal (break it): "}</strong>{"make "}<code>{format!("expect {expectation}")}</code>
+                    <p class="goal">{el("strong", "", "Goal (break it): ")}{"make "}{el("code", "", format!("expect {expectation}"))}
                         {" fail. You are the scheduler: pick who goes next with the “next” buttons, then Check."}</p>
                 },
-                Goal::Fix => html! {
-                    <p class="goal"><strong>{"Goal (fix it): "}</strong>
-                        {"edit the editable clients so that every expectation holds in every schedule, then Check (it explores all of them)."}</p>
-                },
+                Goal::Fix => markup(concat!(
+                    r#"<p class="goal"><strong>Goal (fix it): </strong>edit the editable clients so "#,
+                    "that every expectation holds in every schedule, then Check (it explores all of them).</p>"
+                )),
             };
             let locks: Html = s
                 .clients(&app.source)
                 .into_iter()
                 .map(|c| {
                     let line = c.line.map(|l| format!(", line {l}")).unwrap_or_default();
-                    if c.editable {
-                        html! { <li class="lock editable" data-testid="exercise-client"><span class="badge fresh">{"editable"}</span>{" "}<strong>{c.name}</strong>{format!(" editable{line}")}</li> }
+                    // One element with the variable parts, rather than two copies of it.
+                    let (class, badge, word, note) = if c.editable {
+                        ("lock editable", "badge fresh", "editable", format!(" editable{line}"))
                     } else {
-                        html! { <li class="lock locked" data-testid="exercise-client"><span class="badge locked">{"locked"}</span>{" "}<strong>{c.name}</strong>{format!(" locked{line} (changes are refused)")}</li> }
-                    }
+                        ("lock locked", "badge locked", "locked", format!(" locked{line} (changes are refused)"))
+                    };
+                    html! { <li class={class} data-testid="exercise-client">{el("span", badge, word)}{" "}{el("strong", "", c.name)}{note}</li> }
                 })
                 .collect();
             let more_hints = s.hints_shown < ex.hints.len();
             let verdict = s.verdict.as_ref().map(|v| {
                 html! {
-                    <div class={classes!("exercise-verdict", if v.pass { "pass" } else { "fail" })}
+                    <div class={if v.pass { "exercise-verdict pass" } else { "exercise-verdict fail" }}
                         data-testid="exercise-verdict" data-pass={v.pass.to_string()} role="status">
-                        <strong>{if v.pass { "✓ Passed" } else { "✖ Not yet" }}</strong>
-                        <ul>{ for v.reasons.iter().map(|r| html! { <li>{r.clone()}</li> }) }</ul>
+                        {el("strong", "", if v.pass { "✓ Passed" } else { "✖ Not yet" })}
+                        <ul>{ for v.reasons.iter().map(|r| el("li", "", r.clone())) }</ul>
                         if v.link.is_some() {
-                            <button type="button" data-testid="exercise-open-run"
-                                onclick={on(app, ExerciseAction::OpenVerdictRun)}>{"Show this run in the timeline"}</button>
+                            {button("exercise-open-run", "", None, false, on(app, ExerciseAction::OpenVerdictRun),
+                                "Show this run in the timeline")}
                         }
                     </div>
                 }
             });
             html! {
                 <div class="exercise" data-testid="exercise" data-id={s.id}>
-                    <h3>{ex.title.clone()}{" "}<span class="kind">{kind_label(&ex.goal)}</span>
-                        if app.is_solved(s.id) { {" "}<span class="badge fresh">{"✓ solved"}</span> }</h3>
+                    <h3>{ex.title.clone()}{" "}{el("span", "kind", kind_label(&ex.goal))}
+                        if app.is_solved(s.id) { {" "}{el("span", "badge fresh", "✓ solved")} }</h3>
                     <div data-testid="exercise-instructions" class="instructions">
-                        { for ex.instructions.iter().map(|p| html! { <p>{p.clone()}</p> }) }
+                        { for ex.instructions.iter().map(|p| el("p", "", p.clone())) }
                     </div>
                     {goal}
                     <ul class="locks" aria-label="Clients">{locks}</ul>
                     if s.refused_edit {
-                        <p class="bad" data-testid="exercise-locked-note" role="status">
-                            {"That line belongs to a locked client: only the editable clients can be changed."}</p>
+                        {markup(concat!(
+                            r#"<p class="bad" data-testid="exercise-locked-note" role="status">That line belongs "#,
+                            "to a locked client: only the editable clients can be changed.</p>"
+                        ))}
                     }
                     <div class="buttons">
-                        <button type="button" class="primary" data-testid="exercise-check" onclick={on(app, ExerciseAction::Check)}>{"Check"}</button>
-                        <button type="button" data-testid="exercise-hint" disabled={!more_hints} onclick={on(app, ExerciseAction::Hint)}>
-                            {format!("Hint ({} of {})", s.hints_shown, ex.hints.len())}
-                        </button>
-                        <button type="button" data-testid="exercise-restart" onclick={on(app, ExerciseAction::Load(s.id))}>{"Start over"}</button>
+                        {button("exercise-check", "primary", None, false, on(app, ExerciseAction::Check), "Check")}
+                        {button("exercise-hint", "", None, !more_hints, on(app, ExerciseAction::Hint),
+                            format!("Hint ({} of {})", s.hints_shown, ex.hints.len()))}
+                        {button("exercise-restart", "", None, false, on(app, ExerciseAction::Load(s.id)), "Start over")}
                     </div>
                     { for ex.hints.iter().take(s.hints_shown).enumerate().map(|(i, h)| html! {
-                        <p class="hint" data-testid="exercise-hint-text"><strong>{format!("Hint {}: ", i + 1)}</strong>{h.clone()}</p>
+                        <p class="hint" data-testid="exercise-hint-text">{el("strong", "", format!("Hint {}: ", i + 1))}{h.clone()}</p>
                     }) }
                     { for verdict }
                 </div>
@@ -139,7 +144,7 @@ pub fn exercises(props: &ExercisesProps) -> Html {
     html! {
         <section class="panel exercises" data-testid="exercises" aria-label="Exercises">
             <nav class="course" aria-label="Course">
-                <h2>{format!("Course: {} of {} solved", app.exercises.solved.len(), EXERCISES.len())}</h2>
+                {el("h2", "", format!("Course: {} of {} solved", app.exercises.solved.len(), EXERCISES.len()))}
                 <ol data-testid="exercise-list">{items}</ol>
             </nav>
             {body}

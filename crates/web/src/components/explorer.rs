@@ -3,16 +3,11 @@
 //! expectation "k of n schedules violate …" with its counterexample, the outcome classes with
 //! their counts; a click loads a counterexample or an example into the timeline.
 
-use super::AppHandle;
+use super::el;
+use super::{button, markup, on_click, AppHandle};
 use crate::state::explore::{ExploreAction, ExploreResult, ExploreStatus, EXPLORE_MAX_STATES};
 use crate::state::Action;
 use yew::prelude::*;
-
-/// Props of [`explorer`].
-#[derive(Properties, PartialEq)]
-pub struct ExplorerProps {
-    pub app: AppHandle,
-}
 
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: u64) -> String {
@@ -40,15 +35,11 @@ fn token_label(token: &str) -> String {
 }
 
 /// The explorer panel.
-pub fn explorer(props: &ExplorerProps) -> Html {
-    let app = &props.app;
+pub fn explorer(app: &AppHandle) -> Html {
     let ex = &app.explore;
     let running = matches!(ex.status, ExploreStatus::Running { .. });
     let stale = !matches!(ex.status, ExploreStatus::Idle) && app.explore_stale();
-    let dispatch = |action: Action| {
-        let app = app.clone();
-        Callback::from(move |_: MouseEvent| app.dispatch(action.clone()))
-    };
+    let dispatch = |action: Action| on_click(&app.dispatcher(), action);
     let progress = match &ex.status {
         ExploreStatus::Running { states, schedules } => Some((*states, *schedules, false)),
         ExploreStatus::Done(r) => Some((r.states, r.schedules, true)),
@@ -56,13 +47,12 @@ pub fn explorer(props: &ExplorerProps) -> Html {
     };
     html! {
         <section class="panel explorer" data-testid="explorer" aria-label="Explorer">
-            <h2>{"Explorer "}<span class="muted">{"(every order of the clients' requests)"}</span></h2>
+            {markup(r#"<h2>Explorer <span class="muted">(every order of the clients' requests)</span></h2>"#)}
             <div class="buttons">
-                <button type="button" data-testid="explore-button" disabled={running || app.has_errors()}
-                    onclick={dispatch(Action::Explore(ExploreAction::Start))}>{"Explore all schedules"}</button>
+                {button("explore-button", "", None, running || app.has_errors(),
+                    dispatch(Action::Explore(ExploreAction::Start)), "Explore all schedules")}
                 if running {
-                    <button type="button" data-testid="explore-cancel"
-                        onclick={dispatch(Action::Explore(ExploreAction::Cancel))}>{"Cancel"}</button>
+                    {button("explore-cancel", "", None, false, dispatch(Action::Explore(ExploreAction::Cancel)), "Cancel")}
                 }
                 <span class="muted" data-testid="explore-budget">{format!("budget: {} states", thousands(u64::from(EXPLORE_MAX_STATES)))}</span>
             </div>
@@ -73,8 +63,8 @@ pub fn explorer(props: &ExplorerProps) -> Html {
                         <progress max={EXPLORE_MAX_STATES.to_string()} value={states.min(u64::from(EXPLORE_MAX_STATES)).to_string()}
                             aria-label="States explored, of the budget"></progress>
                     }
-                    <span>{format!("{} · {} {}", plural(states, "state", "states"), plural(schedules, "schedule", "schedules"),
-                        if done { "(done)" } else { "so far…" })}</span>
+                    {el("span", "", format!("{} · {} {}", plural(states, "state", "states"), plural(schedules, "schedule", "schedules"),
+                        if done { "(done)" } else { "so far…" }))}
                 </div>
             }
             if let ExploreStatus::Failed(message) = &ex.status {
@@ -88,10 +78,7 @@ pub fn explorer(props: &ExplorerProps) -> Html {
 }
 
 fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
-    let load = |token: &str| {
-        let (app, token) = (app.clone(), token.to_string());
-        Callback::from(move |_: MouseEvent| app.dispatch(Action::LoadSchedule(token.clone())))
-    };
+    let load = |token: &str| on_click(&app.dispatcher(), Action::LoadSchedule(token.to_string()));
     let n = plural(r.schedules, "schedule", "schedules");
     let head = if r.complete {
         format!(
@@ -116,18 +103,16 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
             html! {
                 <li class={if violated { "fails" } else { "holds" }} data-testid="explore-violation">
                     if violated {
-                        <span class="verdict">{"✖ "}</span>
+                        {el("span", "verdict", "✖ ")}
                         {format!("{} of {} violate ", thousands(e.violations), n)}
-                        <code>{format!("expect {}", e.text)}</code>
+                        {el("code", "", format!("expect {}", e.text))}
                         if let Some(c) = &e.counterexample {
                             {" "}
-                            <button type="button" class="link" data-testid="load-counterexample" disabled={stale}
-                                title="Play this schedule in the timeline" onclick={load(c)}>
-                                {format!("show counterexample {}", token_label(c))}
-                            </button>
+                            {button("load-counterexample", "link", Some("Play this schedule in the timeline".into()), stale, load(c),
+                                format!("show counterexample {}", token_label(c)))}
                         }
                     } else {
-                        <span class="verdict">{"✓ "}</span><code>{format!("expect {}", e.text)}</code>
+                        {el("span", "verdict", "✓ ")}{el("code", "", format!("expect {}", e.text))}
                         {format!(" holds in all {n}")}
                     }
                 </li>
@@ -140,11 +125,9 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
         .map(|o| {
             html! {
                 <li data-testid="explore-outcome">
-                    <strong>{plural(o.count, "schedule", "schedules")}</strong>{": "}{o.summary.clone()}{" "}
-                    <button type="button" class="link" data-testid="load-outcome" disabled={stale}
-                        title="Play this schedule in the timeline" onclick={load(&o.example)}>
-                        {format!("e.g. {}", token_label(&o.example))}
-                    </button>
+                    {el("strong", "", plural(o.count, "schedule", "schedules"))}{": "}{o.summary.clone()}{" "}
+                    {button("load-outcome", "link", Some("Play this schedule in the timeline".into()), stale, load(&o.example),
+                        format!("e.g. {}", token_label(&o.example)))}
                 </li>
             }
         })
@@ -153,14 +136,15 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
         <div class="explore-results" data-testid="explore-results" data-ms={rvlab_core::numfmt::fixed(r.ms, 3)} data-job={job.to_string()}
             data-schedules={r.schedules.to_string()} data-complete={r.complete.to_string()}>
             if stale {
-                <p class="stale-note" data-testid="explore-stale" role="status">
-                    {"⚠ Stale: the text or the seed changed since this exploration. Explore again to update."}
-                </p>
+                {markup(concat!(
+                    r#"<p class="stale-note" data-testid="explore-stale" role="status">⚠ Stale: the text or "#,
+                    "the seed changed since this exploration. Explore again to update.</p>"
+                ))}
             }
             <p class={if r.complete { "" } else { "bad" }}>{head}</p>
-            if r.expectations.is_empty() { <p class="muted">{"This scenario has no expect lines."}</p> }
+            if r.expectations.is_empty() { {el("p", "muted", "This scenario has no expect lines.")} }
             <ul class="explore-expectations">{expectations}</ul>
-            <h3>{format!("Outcomes ({})", r.outcomes.len())}</h3>
+            {el("h3", "", format!("Outcomes ({})", r.outcomes.len()))}
             <ul class="explore-outcomes">{outcomes}</ul>
         </div>
     }

@@ -1,21 +1,13 @@
 //! The inspector: the server's objects as YAML (resourceVersion highlighted), each client's
 //! variables with a stale badge, the step's HTTP exchange and the kubectl command.
 
+use super::el;
 use super::AppHandle;
 use rvlab_core::view::WorldView;
-use std::rc::Rc;
 use yew::prelude::*;
 
-/// Props of [`inspector`].
-#[derive(Properties, PartialEq)]
-pub struct InspectorProps {
-    pub app: AppHandle,
-    pub world: Rc<WorldView>,
-}
-
 /// The inspector.
-pub fn inspector(props: &InspectorProps) -> Html {
-    let world = &props.world;
+pub fn inspector(app: &AppHandle, world: &WorldView) -> Html {
     let objects: Html = world
         .objects
         .iter()
@@ -33,7 +25,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
                 .collect();
             html! {
                 <div class="object">
-                    <h4>{o.name.clone()}<span class="rv-chip">{format!("rv {}", o.resource_version)}</span></h4>
+                    <h4>{o.name.clone()}{el("span", "rv-chip", format!("rv {}", o.resource_version))}</h4>
                     <pre class="yaml">{lines}</pre>
                 </div>
             }
@@ -54,61 +46,63 @@ pub fn inspector(props: &InspectorProps) -> Html {
                     });
                     html! {
                         <details class="var" open={v.stale}>
-                            <summary><code>{v.name.clone()}</code>
-                                if let Some(rv) = &v.resource_version { <span class="muted">{format!(" rv {rv}")}</span> }
+                            <summary>{el("code", "", v.name.clone())}
+                                if let Some(rv) = &v.resource_version { {el("span", "muted", format!(" rv {rv}"))} }
                                 {" "}{badge}</summary>
-                            <pre>{v.text.clone()}</pre>
+                            {el("pre", "", v.text.clone())}
                         </details>
                     }
                 })
                 .collect();
             html! {
                 <div class="client" data-testid={format!("client-{}", c.name)}>
-                    <h4>{c.name.clone()}<span class="muted">{format!(" ({}) {}", c.letter, c.status_label)}</span></h4>
-                    if let Some(a) = &c.attempt { <div class="muted">{a.clone()}</div> }
-                    if let Some(n) = &c.next_statement { <div class="muted">{format!("next: {n}")}</div> }
-                    if c.vars.is_empty() { <div class="muted">{"no variables yet"}</div> }
+                    <h4>{c.name.clone()}{el("span", "muted", format!(" ({}) {}", c.letter, c.status_label))}</h4>
+                    if let Some(a) = &c.attempt { {el("div", "muted", a.clone())} }
+                    if let Some(n) = &c.next_statement { {el("div", "muted", format!("next: {n}"))} }
+                    if c.vars.is_empty() { {el("div", "muted", "no variables yet")} }
                     {vars}
                 </div>
             }
         })
         .collect();
-    let http = match props.app.current_step() {
+    let http = match app.current_step() {
         Some(step) if step.sends_request => html! {
             <>
                 <div class="http-req">
-                    <code class="line">{step.request_line.clone().unwrap_or_default()}</code>
-                    if let Some(ct) = &step.content_type { <div class="muted">{format!("Content-Type: {ct}")}</div> }
-                    if let Some(body) = &step.request_body { <pre>{body.clone()}</pre> }
+                    {el("code", "line", step.request_line.clone().unwrap_or_default())}
+                    if let Some(ct) = &step.content_type { {el("div", "muted", format!("Content-Type: {ct}"))} }
+                    if let Some(body) = &step.request_body { {el("pre", "", body.clone())} }
                 </div>
-                <div class={classes!("http-resp", format!("mark-{}", step.mark_label))}>
-                    <code class="line">{format!("HTTP/1.1 {}", step.status_line.clone().unwrap_or_default())}</code>
+                <div class={format!("http-resp mark-{}", step.mark_label)}>
+                    {el("code", "line", format!("HTTP/1.1 {}", step.status_line.clone().unwrap_or_default()))}
                     if let Some(body) = &step.response_body { <pre data-testid="response-body">{body.clone()}</pre> }
                 </div>
                 if let Some(k) = &step.kubectl {
-                    <div class="kubectl"><span class="muted">{"kubectl: "}</span><code data-testid="kubectl">{k.clone()}</code></div>
+                    <div class="kubectl">{el("span", "muted", "kubectl: ")}<code data-testid="kubectl">{k.clone()}</code></div>
                 }
             </>
         },
-        Some(step) => {
-            html! { <p class="muted">{format!("Step {} sends no request: {}", step.number, step.statement)}</p> }
-        }
-        None => html! { <p class="muted">{"No step taken yet."}</p> },
+        Some(step) => el(
+            "p",
+            "muted",
+            format!("Step {} sends no request: {}", step.number, step.statement),
+        ),
+        None => el("p", "muted", "No step taken yet."),
     };
     html! {
         <section class="panel inspector" data-testid="inspector" aria-label="Inspector">
             <div class="inspect-grid">
                 <div data-testid="inspector-object" class="box">
-                    <h3>{"Server"}</h3>
-                    if world.objects.is_empty() { <p class="muted">{"no objects"}</p> }
+                    {el("h3", "", "Server")}
+                    if world.objects.is_empty() { {el("p", "muted", "no objects")} }
                     {objects}
                 </div>
                 <div class="box" data-testid="inspector-clients">
-                    <h3>{"Clients"}</h3>
+                    {el("h3", "", "Clients")}
                     {clients}
                 </div>
                 <div data-testid="inspector-http" class="box http">
-                    <h3>{"HTTP exchange"}</h3>
+                    {el("h3", "", "HTTP exchange")}
                     {http}
                 </div>
             </div>

@@ -1,38 +1,19 @@
 //! Small panels: the lesson picker (title and about), the narration of the current step, and
 //! the expectations checked at the end of the run.
 
-use super::AppHandle;
+use super::el;
+use super::{markup, AppHandle};
 use crate::state::Action;
 use rvlab_core::lessons::{lesson, LESSONS};
-use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-/// Props of the panels.
-#[derive(Properties, PartialEq)]
-pub struct PanelProps {
-    pub app: AppHandle,
-}
-
-/// The lessons picker and the scenario's title and about text.
-#[function_component(LessonPicker)]
-pub fn lesson_picker(props: &PanelProps) -> Html {
-    let app = &props.app;
-    let titles = use_memo((), |_| {
-        LESSONS
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (l.id, format!("{}. {}", i + 1, l.title())))
-            .collect::<Vec<_>>()
+/// The lessons picker and the scenario's title and about text. A plain function, not a
+/// component: it re-renders with the app state anyway, and the titles of the handful of
+/// lessons are cheap to format (docs/size.md).
+pub fn lesson_picker(app: &AppHandle) -> Html {
+    let onchange: Callback<Event> = super::on_value(&app.dispatcher(), |v| {
+        lesson(&v).map(|l| Action::LoadLesson(l.id))
     });
-    let onchange = {
-        let app = app.clone();
-        Callback::from(move |e: Event| {
-            let select: HtmlSelectElement = e.target_unchecked_into();
-            if let Some(l) = lesson(&select.value()) {
-                app.dispatch(Action::LoadLesson(l.id));
-            }
-        })
-    };
     let current = app.lesson.unwrap_or("");
     let scenario = app.shown.as_ref().map(|s| &s.run.scenario);
     let title = scenario.and_then(|s| s.title.clone());
@@ -42,8 +23,8 @@ pub fn lesson_picker(props: &PanelProps) -> Html {
             <label class="inline">{"Lesson "}
                 <select data-testid="lesson-picker" {onchange} aria-label="Lesson">
                     if app.lesson.is_none() { <option value="" selected=true>{"(your own scenario)"}</option> }
-                    { for titles.iter().map(|(id, t)| html! {
-                        <option value={*id} selected={*id == current}>{t.clone()}</option>
+                    { for LESSONS.iter().enumerate().map(|(i, l)| html! {
+                        <option value={l.id} selected={l.id == current}>{format!("{}. {}", i + 1, l.title())}</option>
                     }) }
                 </select>
             </label>
@@ -54,19 +35,20 @@ pub fn lesson_picker(props: &PanelProps) -> Html {
 }
 
 /// The narration of the current step.
-pub fn narration(props: &PanelProps) -> Html {
-    let app = &props.app;
+pub fn narration(app: &AppHandle) -> Html {
     let body = match app.current_step() {
         Some(step) => html! {
             <>
-                <p><strong>{format!("Step {} · {}: ", step.number, step.client)}</strong>{step.narration.clone()}</p>
-                { for step.lost_updates.iter().map(|l| html! { <p class="bad">{format!("☠ {l}")}</p> }) }
-                if let Some(f) = &step.finished { <p class="muted">{f.clone()}</p> }
+                <p>{el("strong", "", format!("Step {} · {}: ", step.number, step.client))}{step.narration.clone()}</p>
+                { for step.lost_updates.iter().map(|l| el("p", "bad", format!("☠ {l}"))) }
+                if let Some(f) = &step.finished { {el("p", "muted", f.clone())} }
             </>
         },
-        None => {
-            html! { <p>{"Nothing has happened yet. Step forward (→), or pick who goes next."}</p> }
-        }
+        None => el(
+            "p",
+            "",
+            "Nothing has happened yet. Step forward (→), or pick who goes next.",
+        ),
     };
     let stopped = app
         .shown
@@ -76,34 +58,39 @@ pub fn narration(props: &PanelProps) -> Html {
     html! {
         <section class="panel narration" data-testid="narration" aria-label="Narration">
             {body}
-            if let Some(s) = stopped { <p class="bad">{s}</p> }
+            if let Some(s) = stopped { {el("p", "bad", s)} }
         </section>
     }
 }
 
 /// The expectations, checked on the run's final world.
-pub fn expectations(props: &PanelProps) -> Html {
-    let app = &props.app;
+pub fn expectations(app: &AppHandle) -> Html {
     let Some(shown) = &app.shown else {
-        return html! { <section class="panel expectations" data-testid="expectations"></section> };
+        return markup(
+            r#"<section class="panel expectations" data-testid="expectations"></section>"#,
+        );
     };
     let items: Html = shown
         .expectations
         .iter()
         .map(|e| {
-            let (class, word) = if e.holds { ("holds", "✓ holds") } else { ("fails", "✖ fails") };
+            let (class, word) = if e.holds {
+                ("holds", "✓ holds")
+            } else {
+                ("fails", "✖ fails")
+            };
             html! {
                 <li class={class}>
-                    <span class="verdict">{word}</span>{" "}<code>{format!("expect {}", e.text)}</code>
-                    <div class="muted">{e.detail.clone()}</div>
+                    {el("span", "verdict", word)}{" "}{el("code", "", format!("expect {}", e.text))}
+                    {el("div", "muted", e.detail.clone())}
                 </li>
             }
         })
         .collect();
     html! {
         <section class="panel expectations" data-testid="expectations" aria-label="Expectations">
-            <h2>{"Expectations "}<span class="muted">{"(at the end of this run)"}</span></h2>
-            if shown.expectations.is_empty() { <p class="muted">{"This scenario has no expect lines."}</p> }
+            {markup(r#"<h2>Expectations <span class="muted">(at the end of this run)</span></h2>"#)}
+            if shown.expectations.is_empty() { {el("p", "muted", "This scenario has no expect lines.")} }
             <ul>{items}</ul>
         </section>
     }

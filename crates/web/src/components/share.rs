@@ -3,7 +3,8 @@
 //! keyboard help overlay, the table form of the timeline and the live region that announces
 //! the narration.
 
-use super::AppHandle;
+use super::el;
+use super::{button, markup, on_click, AppHandle};
 use crate::hooks::{copy_text, page_url};
 use crate::link::{embed_code, fragment, Flags};
 use crate::state::{Action, AppState, Shown};
@@ -11,13 +12,6 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement};
 use yew::prelude::*;
-
-/// Props of [`ShareBar`].
-#[derive(Properties, PartialEq)]
-pub struct ShareBarProps {
-    pub app: AppHandle,
-    pub flags: Flags,
-}
 
 /// What the share bar last prepared for copying.
 #[derive(Clone, PartialEq)]
@@ -27,14 +21,20 @@ struct Prepared {
     copied: Option<bool>,
 }
 
-/// Copy link, copy embed code, reset to lesson, the table view, the help overlay.
-#[function_component(ShareBar)]
-pub fn share_bar(props: &ShareBarProps) -> Html {
-    let app = &props.app;
+/// The share bar's own state (from [`use_share_output`]): what it last prepared for copying,
+/// and the field that shows it.
+pub struct ShareOutput {
+    prepared: UseStateHandle<Option<Prepared>>,
+    output: NodeRef,
+}
+
+/// The share bar's state; selects the prepared text once it is shown, so that Ctrl+C copies
+/// it when the clipboard API did not.
+#[hook]
+pub fn use_share_output() -> ShareOutput {
     let prepared = use_state(|| None::<Prepared>);
     let output = use_node_ref();
     {
-        // Select the prepared text so that Ctrl+C copies it when the clipboard API did not.
         let output = output.clone();
         use_effect_with((*prepared).clone(), move |p| {
             if p.is_some() {
@@ -44,6 +44,14 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
             }
         });
     }
+    ShareOutput { prepared, output }
+}
+
+/// Copy link, copy embed code, reset to lesson, the table view, the help overlay. A plain
+/// function rather than a component (its state is [`use_share_output`], kept by the page):
+/// it re-renders with the app state anyway (docs/size.md).
+pub fn share_bar(app: &AppHandle, flags: Flags, out: &ShareOutput) -> Html {
+    let (prepared, output) = (&out.prepared, &out.output);
     let prepare = |what: &'static str, embed: bool| {
         let (app, prepared) = (app.clone(), prepared.clone());
         Callback::from(move |_: MouseEvent| {
@@ -85,18 +93,11 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
             });
         })
     };
-    let toggle_table = {
-        let app = app.clone();
-        Callback::from(move |_| app.dispatch(Action::SetTableView(!app.table_view)))
-    };
-    let reset = {
-        let app = app.clone();
-        Callback::from(move |_| app.dispatch(Action::ResetToLesson))
-    };
-    let help = {
-        let app = app.clone();
-        Callback::from(move |_| app.dispatch(Action::ShowHelp(true)))
-    };
+    // The bar re-renders with every state change, so the value read here is the one shown.
+    let dispatch = app.dispatcher();
+    let toggle_table = on_click(&dispatch, Action::SetTableView(!app.table_view));
+    let reset = on_click(&dispatch, Action::ResetToLesson);
+    let help = on_click(&dispatch, Action::ShowHelp(true));
     let status = (*prepared).as_ref().map(|p| {
         let message = match p.copied {
             None => format!("{} ready: copying…", p.what),
@@ -121,15 +122,15 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
     html! {
         <section class="sharebar" aria-label="Share and view">
             <div class="buttons">
-                <button type="button" data-testid="copy-link" onclick={prepare("Link", false)}>{"Copy link"}</button>
-                if !props.flags.embed {
-                    <button type="button" data-testid="copy-embed" onclick={prepare("Embed code", true)}>{"Copy embed code"}</button>
+                {button("copy-link", "", None, false, prepare("Link", false), "Copy link")}
+                if !flags.embed {
+                    {button("copy-embed", "", None, false, prepare("Embed code", true), "Copy embed code")}
                 }
                 <button type="button" data-testid="table-view" aria-pressed={app.table_view.to_string()}
                     onclick={toggle_table}>{if app.table_view { "☰ Table view: on" } else { "☰ Table view" }}</button>
-                if !props.flags.embed {
-                    <button type="button" data-testid="reset-to-lesson" onclick={reset}
-                        title={format!("Discard your edits and go back to “{base}”")}>{"↺ Reset to lesson"}</button>
+                if !flags.embed {
+                    {button("reset-to-lesson", "", Some(format!("Discard your edits and go back to “{base}”").into()),
+                        false, reset, "↺ Reset to lesson")}
                 }
                 <button type="button" data-testid="help" onclick={help} aria-label="Keyboard shortcuts"
                     aria-keyshortcuts="?" title="Keyboard shortcuts (?)">{"?"}</button>
@@ -140,75 +141,46 @@ pub fn share_bar(props: &ShareBarProps) -> Html {
 }
 
 /// The notice (a broken link, unreadable saved work), with a dismiss button.
-pub fn notice(props: &super::panels::PanelProps) -> Html {
-    let app = &props.app;
+pub fn notice(app: &AppHandle) -> Html {
     let Some(text) = app.notice.clone() else {
         return html! {};
     };
-    let dismiss = {
-        let app = app.clone();
-        Callback::from(move |_| app.dispatch(Action::Notice(None)))
-    };
+    let dismiss = on_click(&app.dispatcher(), Action::Notice(None));
     html! {
         <div class="notice" role="alert" data-testid="share-notice">
-            <span class="notice-icon" aria-hidden="true">{"⚠"}</span>
-            <p><strong>{"Notice: "}</strong>{text}</p>
+            {markup(r#"<span class="notice-icon" aria-hidden="true">⚠</span>"#)}
+            <p>{el("strong", "", "Notice: ")}{text}</p>
             <button type="button" onclick={dismiss} aria-label="Dismiss the notice">{"✕"}</button>
         </div>
     }
 }
 
-/// The keyboard shortcuts, as the help overlay lists them.
-pub const SHORTCUTS: &[(&str, &str)] = &[
-    ("→", "step forward"),
-    ("←", "step back"),
-    ("Home", "reset to the start of the run"),
-    ("End", "run to the end"),
-    ("Space", "play or pause"),
-    ("1–9", "that client goes next (1 = the first client)"),
-    ("?", "open this help"),
-    ("Esc", "close this help"),
-    (
-        "Tab / Shift+Tab",
-        "move between controls; Enter or Space presses a button",
-    ),
-];
+/// The help overlay's text and its table of keyboard shortcuts (fixed markup, see [`markup`]).
+const HELP: &str = concat!(
+    r#"<h2 id="help-title">Keyboard shortcuts</h2>"#,
+    r#"<p class="muted">Shortcuts work anywhere on the page except while typing in the editor or a field.</p>"#,
+    r#"<table class="keys-table"><caption class="sr-only">Keyboard shortcuts</caption>"#,
+    r#"<thead><tr><th scope="col">Key</th><th scope="col">Action</th></tr></thead><tbody>"#,
+    r#"<tr><th scope="row"><kbd>→</kbd></th><td>step forward</td></tr>"#,
+    r#"<tr><th scope="row"><kbd>←</kbd></th><td>step back</td></tr>"#,
+    r#"<tr><th scope="row"><kbd>Home</kbd></th><td>reset to the start of the run</td></tr>"#,
+    r#"<tr><th scope="row"><kbd>End</kbd></th><td>run to the end</td></tr>"#,
+    r#"<tr><th scope="row"><kbd>Space</kbd></th><td>play or pause</td></tr>"#,
+    r#"<tr><th scope="row"><kbd>1–9</kbd></th><td>that client goes next (1 = the first client)</td></tr>"#,
+    r#"<tr><th scope="row"><kbd>?</kbd></th><td>open this help</td></tr>"#,
+    r#"<tr><th scope="row"><kbd>Esc</kbd></th><td>close this help</td></tr>"#,
+    r#"<tr><th scope="row"><kbd>Tab / Shift+Tab</kbd></th><td>move between controls; Enter or Space presses a button</td></tr>"#,
+    "</tbody></table>",
+);
 
-/// Props of [`HelpOverlay`].
-#[derive(Properties, PartialEq)]
-pub struct HelpProps {
-    pub dispatch: UseReducerDispatcher<AppState>,
-}
-
-/// The keyboard help: a modal dialog; it takes the focus when it opens (keeping it inside
-/// while open) and gives it back to where it was when it closes.
-#[function_component(HelpOverlay)]
-pub fn help_overlay(props: &HelpProps) -> Html {
-    let close_ref = use_node_ref();
-    {
-        let close_ref = close_ref.clone();
-        use_effect_with((), move |_| {
-            let document = web_sys::window().and_then(|w| w.document());
-            let before = document
-                .as_ref()
-                .and_then(|d| d.active_element())
-                .and_then(|e| e.dyn_into::<HtmlElement>().ok());
-            if let Some(button) = close_ref.cast::<HtmlElement>() {
-                let _ = button.focus();
-            }
-            move || {
-                if let Some(el) = before {
-                    let _ = el.focus();
-                }
-            }
-        });
-    }
-    let close = {
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |_| dispatch.dispatch(Action::ShowHelp(false)))
-    };
+/// The keyboard help: a modal dialog. A plain function rather than a component (less wasm:
+/// docs/size.md); its focus handling is [`crate::hooks::use_help_focus`], which gives it
+/// `close_ref`: the close button takes the focus when the dialog opens (and keeps it while
+/// open), and the focus goes back to where it was when it closes.
+pub fn help_overlay(dispatch: &UseReducerDispatcher<AppState>, close_ref: &NodeRef) -> Html {
+    let close = on_click(dispatch, Action::ShowHelp(false));
     let on_backdrop = {
-        let dispatch = props.dispatch.clone();
+        let dispatch = dispatch.clone();
         Callback::from(move |e: MouseEvent| {
             let on_self = match (e.target(), e.current_target()) {
                 (Some(t), Some(c)) => t == c,
@@ -230,45 +202,26 @@ pub fn help_overlay(props: &HelpProps) -> Html {
             }
         })
     };
-    let rows: Html = SHORTCUTS
-        .iter()
-        .map(|(k, what)| html! { <tr><th scope="row"><kbd>{*k}</kbd></th><td>{*what}</td></tr> })
-        .collect();
     html! {
         <div class="backdrop" onclick={on_backdrop}>
             <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="help-title"
                 data-testid="help-overlay" onkeydown={trap}>
-                <h2 id="help-title">{"Keyboard shortcuts"}</h2>
-                <p class="muted">{"Shortcuts work anywhere on the page except while typing in the editor or a field."}</p>
-                <table class="keys-table">
-                    <caption class="sr-only">{"Keyboard shortcuts"}</caption>
-                    <thead><tr><th scope="col">{"Key"}</th><th scope="col">{"Action"}</th></tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
-                <button type="button" ref={close_ref} data-testid="help-close" onclick={close}>{"Close (Esc)"}</button>
+                {markup(HELP)}
+                <button type="button" ref={close_ref.clone()} data-testid="help-close" onclick={close}>{"Close (Esc)"}</button>
             </div>
         </div>
     }
 }
 
-/// Props of [`TimelineTable`].
-#[derive(Properties, PartialEq)]
-pub struct TableProps {
-    pub dispatch: UseReducerDispatcher<AppState>,
-    pub shown: Option<super::timeline::ShownRef>,
-    pub cursor: usize,
-}
-
 /// The timeline as a plain table: one row per step (step, client, request, status, narration),
-/// each with a button to show that step.
-#[function_component(TimelineTable)]
-pub fn timeline_table(props: &TableProps) -> Html {
+/// each with a button to show that step. Rendered by a [`super::RunPart`], so only
+/// when the run or the position changes.
+pub fn timeline_table(props: &super::RunPartProps) -> Html {
     let Some(shown) = &props.shown else {
-        return html! {
-            <section class="panel timeline" aria-label="Timeline">
-                <p class="note">{"No run yet: fix the scenario text to see one."}</p>
-            </section>
-        };
+        return markup(concat!(
+            r#"<section class="panel timeline" aria-label="Timeline">"#,
+            r#"<p class="note">No run yet: fix the scenario text to see one.</p></section>"#
+        ));
     };
     let shown: &Rc<Shown> = &shown.0;
     let rows: Html = shown
@@ -276,10 +229,7 @@ pub fn timeline_table(props: &TableProps) -> Html {
         .iter()
         .enumerate()
         .map(|(i, step)| {
-            let go = {
-                let dispatch = props.dispatch.clone();
-                Callback::from(move |_| dispatch.dispatch(Action::Jump(i + 1)))
-            };
+            let go = on_click(&props.dispatch, Action::Jump(i + 1));
             let current = props.cursor == i + 1;
             let status = match (&step.status_line, crate::labels::mark_badge(step.mark)) {
                 (Some(s), Some((icon, word))) => format!("{s} ({icon} {word})"),
@@ -291,24 +241,24 @@ pub fn timeline_table(props: &TableProps) -> Html {
                 narration.push_str(&format!(" ☠ {l}"));
             }
             html! {
-                <tr class={classes!(current.then_some("current"), format!("mark-{}", step.mark_label))}
+                <tr class={format!("{}mark-{}", if current { "current " } else { "" }, step.mark_label)}
                     aria-current={current.then_some("step")}>
                     <th scope="row">
                         <button type="button" class="link" onclick={go}
                             aria-label={format!("Show step {}", step.number)}>{step.number}</button>
                     </th>
-                    <td>{step.client.clone()}</td>
+                    {el("td", "", step.client.clone())}
                     <td><code title={step.request_line.clone().unwrap_or_default()}>
                         {crate::labels::short_request(step).unwrap_or_else(|| step.statement.clone())}</code></td>
-                    <td class="status">{status}</td>
-                    <td>{narration}</td>
+                    {el("td", "status", status)}
+                    {el("td", "", narration)}
                 </tr>
             }
         })
         .collect();
     html! {
         <section class="panel timeline" aria-label="Timeline (table)">
-            <h2>{"Timeline"}</h2>
+            {el("h2", "", "Timeline")}
             <div class="scroll">
                 <table class="steps-table" data-testid="timeline-table">
                     <caption>{format!("Every step of the run, {} in all; step {} is shown.", shown.steps.len(), props.cursor)}</caption>
@@ -325,8 +275,7 @@ pub fn timeline_table(props: &TableProps) -> Html {
 }
 
 /// A visually hidden live region that announces the current step's narration.
-pub fn live_narration(props: &super::panels::PanelProps) -> Html {
-    let app = &props.app;
+pub fn live_narration(app: &AppHandle) -> Html {
     let text = match app.current_step() {
         Some(step) => format!("Step {}, {}: {}", step.number, step.client, step.narration),
         None => "Step 0: nothing has happened yet.".into(),

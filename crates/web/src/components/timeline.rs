@@ -1,9 +1,11 @@
 //! The timeline: a lane per client and one for the server, a row per step.
 //!
-//! Stepping must stay well under a frame on a 1,000-step run, so the rows ([`Rows`]) render
+//! Stepping must stay well under a frame on a 1,000-step run, so the rows ([`rows`], a [`RunPart`]) render
 //! only when the run changes; the current step is marked by an effect that moves the `current`
 //! class and `aria-current` from one row to the next (rows after it are dimmed by CSS).
 
+use super::el;
+use super::{Part, RunPart, RunPartProps};
 use crate::labels::{mark_badge, sent_version, short_request};
 use crate::state::{Action, AppState, Shown};
 use rvlab_core::view::WorldView;
@@ -22,40 +24,20 @@ impl PartialEq for ShownRef {
     }
 }
 
-/// Props of [`Timeline`]: the run (by identity), the position and the server's history line.
-#[derive(Properties, PartialEq)]
-pub struct TimelineProps {
-    pub dispatch: UseReducerDispatcher<AppState>,
-    pub shown: Option<ShownRef>,
-    pub cursor: usize,
-    pub history: AttrValue,
-}
-
-#[derive(Properties, PartialEq)]
-struct RowsProps {
-    shown: ShownRef,
-    dispatch: UseReducerDispatcher<AppState>,
-}
-
-#[derive(Properties, PartialEq)]
-struct RowProps {
-    shown: ShownRef,
-    index: usize,
-    dispatch: UseReducerDispatcher<AppState>,
-}
-
-#[function_component(Row)]
-fn row(props: &RowProps) -> Html {
-    let Some(step) = props.shown.0.steps.get(props.index) else {
+/// Step `index`'s row, keyed by its index. A plain function, not a component: the rows render
+/// together, only when [`rows`] does (a new run), so a component per row saved no work
+/// (docs/size.md).
+fn row(shown: &Shown, index: usize, dispatch: &UseReducerDispatcher<AppState>) -> Html {
+    let Some(step) = shown.steps.get(index) else {
         return html! {};
     };
-    let clients = props.shown.0.run.scenario.clients.len() as u32;
+    let clients = shown.run.scenario.clients.len() as u32;
     let badge = mark_badge(step.mark);
     let lost = !step.lost_updates.is_empty();
-    let class = classes!(
-        "row",
-        format!("mark-{}", step.mark_label),
-        lost.then_some("lost"),
+    let class = format!(
+        "row mark-{}{}",
+        step.mark_label,
+        if lost { " lost" } else { "" }
     );
     let cell = {
         let main = match short_request(step) {
@@ -63,18 +45,17 @@ fn row(props: &RowProps) -> Html {
                 let sent = sent_version(step)
                     .map(|v| format!(" rv {v}"))
                     .unwrap_or_default();
-                html! { <span class="req">{format!("{req}{sent}")}</span> }
+                el("span", "req", format!("{req}{sent}"))
             }
-            None => html! { <span class="local">{step.statement.clone()}</span> },
+            None => el("span", "local", step.statement.clone()),
         };
         let status = step.status_line.as_ref().map(|s| {
             let new = step.revision.map(|r| format!(" → {r}")).unwrap_or_default();
-            html! { <span class="status">{format!("{s}{new}")}</span> }
+            el("span", "status", format!("{s}{new}"))
         });
-        let badge = badge
-            .map(|(icon, word)| html! { <span class="badge">{format!("{icon} {word}")}</span> });
+        let badge = badge.map(|(icon, word)| el("span", "badge", format!("{icon} {word}")));
         let lost_badge = (lost && step.mark_label != "lost-update")
-            .then(|| html! { <span class="badge lost">{"☠ lost update"}</span> });
+            .then(|| el("span", "badge lost", "☠ lost update"));
         html! { <>{main}{status}{badge}{lost_badge}</> }
     };
     let lanes: Html = (0..clients)
@@ -87,34 +68,29 @@ fn row(props: &RowProps) -> Html {
         })
         .collect();
     let server = step.revision.map(|r| format!("rv {r}")).unwrap_or_default();
-    let onclick = {
-        let (dispatch, i) = (props.dispatch.clone(), props.index);
-        Callback::from(move |_| dispatch.dispatch(Action::Jump(i + 1)))
-    };
+    let onclick = super::on_click(dispatch, Action::Jump(index + 1));
     let label = format!(
         "Step {} by {}: {}",
         step.number, step.client, step.narration
     );
     html! {
-        <tr class={class} data-testid="timeline-row" data-step={step.number.to_string()} {onclick} title={label}>
+        <tr key={index} class={class} data-testid="timeline-row" data-step={step.number.to_string()} {onclick} title={label}>
             <th scope="row" class="num">{step.number}</th>
-            <td class="clock">{step.clock.clone()}</td>
+            {el("td", "clock", step.clock.clone())}
             {lanes}
-            <td class="lane server">{server}</td>
+            {el("td", "lane server", server)}
         </tr>
     }
 }
 
-/// The setup row and one row per step; renders only when the run changes.
-#[function_component(Rows)]
-fn rows(props: &RowsProps) -> Html {
-    let shown = &props.shown.0;
-    let to_start = {
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |_| dispatch.dispatch(Action::Jump(0)))
+/// The setup row and one row per step; renders only when the run changes (a [`RunPart`]).
+pub fn rows(props: &RunPartProps) -> Html {
+    let Some(ShownRef(shown)) = &props.shown else {
+        return html! {};
     };
+    let to_start = super::on_click(&props.dispatch, Action::Jump(0));
     let rows: Html = (0..shown.steps.len())
-        .map(|i| html! { <Row key={i} shown={props.shown.clone()} index={i} dispatch={props.dispatch.clone()} /> })
+        .map(|i| row(shown, i, &props.dispatch))
         .collect();
     html! {
         <tbody>
@@ -122,7 +98,7 @@ fn rows(props: &RowsProps) -> Html {
                 <th scope="row" class="num">{"0"}</th>
                 <td class="clock"></td>
                 <td class="lane" colspan={shown.run.scenario.clients.len().to_string()}>{"setup"}</td>
-                <td class="lane server">{setup_versions(shown)}</td>
+                {el("td", "lane server", setup_versions(shown))}
             </tr>
             {rows}
         </tbody>
@@ -162,25 +138,37 @@ fn mark_current(boxed: &HtmlElement, cursor: usize) {
     }
 }
 
-/// The timeline.
-#[function_component(Timeline)]
-pub fn timeline(props: &TimelineProps) -> Html {
+/// Marks the current row (see [`mark_current`]) after each render that moves the cursor,
+/// changes the run or shows the lanes again; returns the scroll box's node for [`timeline`].
+#[hook]
+pub fn use_current_row(cursor: usize, shown: Option<&Rc<Shown>>, table_view: bool) -> NodeRef {
     let scroller = use_node_ref();
     {
         let scroller = scroller.clone();
-        let run_id = props.shown.as_ref().map(|s| Rc::as_ptr(&s.0) as usize);
-        use_effect_with((props.cursor, run_id), move |&(cursor, _)| {
+        let run_id = shown.map(|s| Rc::as_ptr(s) as usize);
+        use_effect_with((cursor, run_id, table_view), move |&(cursor, ..)| {
             if let Some(boxed) = scroller.cast::<HtmlElement>() {
                 mark_current(&boxed, cursor);
             }
         });
     }
-    let Some(shown) = props.shown.clone() else {
-        return html! {
-            <section class="panel timeline" data-testid="timeline" aria-label="Timeline">
-                <p class="note">{"No run yet: fix the scenario text to see one."}</p>
-            </section>
-        };
+    scroller
+}
+
+/// The timeline: the run (compared by identity, so that its [`rows`] render only when it
+/// changes), the server's history line and the scroll box from [`use_current_row`]. A plain
+/// function rather than a component: it re-renders with each step anyway (docs/size.md).
+pub fn timeline(
+    dispatch: &UseReducerDispatcher<AppState>,
+    shown: Option<ShownRef>,
+    history: AttrValue,
+    scroller: &NodeRef,
+) -> Html {
+    let Some(shown) = shown else {
+        return super::markup(concat!(
+            r#"<section class="panel timeline" data-testid="timeline" aria-label="Timeline">"#,
+            r#"<p class="note">No run yet: fix the scenario text to see one.</p></section>"#
+        ));
     };
     let header: Html = shown
         .0
@@ -192,9 +180,9 @@ pub fn timeline(props: &TimelineProps) -> Html {
         .collect();
     html! {
         <section class="panel timeline" data-testid="timeline" aria-label="Timeline">
-            <h2>{"Timeline"}</h2>
-            <p class="history" data-testid="server-history"><span class="muted">{"server: "}</span>{props.history.clone()}</p>
-            <div class="scroll" ref={scroller}>
+            {el("h2", "", "Timeline")}
+            <p class="history" data-testid="server-history">{el("span", "muted", "server: ")}{history}</p>
+            <div class="scroll" ref={scroller.clone()}>
                 <table>
                     <colgroup>
                         <col class="num" /><col class="clock" />
@@ -202,7 +190,7 @@ pub fn timeline(props: &TimelineProps) -> Html {
                         <col class="server" />
                     </colgroup>
                     <thead><tr><th scope="col" class="num">{"#"}</th><th scope="col" class="clock">{"t"}</th>{header}<th scope="col" class="lane server">{"server"}</th></tr></thead>
-                    <Rows {shown} dispatch={props.dispatch.clone()} />
+                    <RunPart part={Part::Rows} shown={Some(shown)} cursor={0} dispatch={dispatch.clone()} />
                 </table>
             </div>
         </section>
