@@ -1,8 +1,8 @@
 //! A [`Run`]: a scenario played from a seed along a schedule, with the world after every step
 //! kept, so the page can jump anywhere in O(1), and the expectations checked at the end.
 
-use crate::engine::{expr, ClientOutcome, RunError, StepRecord, World, MAX_STEPS};
-use crate::lang::ast::{ExpectKind, Scenario};
+use crate::engine::{expr, Action, ClientOutcome, RunError, StepRecord, World, MAX_STEPS};
+use crate::lang::ast::{ExpectKind, Expectation, Scenario};
 use crate::schedule::{format_token, parse_token};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -184,6 +184,53 @@ impl Run {
     /// Whether every expectation holds on the latest world.
     pub fn all_hold(&self) -> bool {
         self.expectations().iter().all(|e| e.holds)
+    }
+
+    /// The step (index into `steps`) that decided an expectation's result: the first lost
+    /// update, the last write to the object, the step that finished the client, the first
+    /// client to fail.
+    pub fn decisive_step(&self, e: &Expectation) -> Option<usize> {
+        let steps = &self.steps;
+        let client_index = |name: &str| {
+            self.scenario
+                .clients
+                .iter()
+                .position(|c| c.name == name)
+                .map(|i| i as u32)
+        };
+        let finished_step = |c: u32| {
+            steps
+                .iter()
+                .rposition(|s| s.client == c && s.finished.is_some())
+        };
+        match &e.kind {
+            ExpectKind::NoLostUpdates => steps.iter().position(|s| !s.lost_updates.is_empty()),
+            ExpectKind::Field { target, .. }
+            | ExpectKind::Exists(target)
+            | ExpectKind::Deleted(target) => steps.iter().rposition(|s| {
+                s.action == Action::Request
+                    && s.revision.is_some()
+                    && s.target.as_ref() == Some(target)
+            }),
+            ExpectKind::Succeeds(name) | ExpectKind::FailsWith { client: name, .. } => {
+                client_index(name).and_then(finished_step)
+            }
+            ExpectKind::AllSucceed => steps
+                .iter()
+                .position(|s| matches!(s.finished, Some(ClientOutcome::Failed(_)))),
+        }
+    }
+
+    /// Where to show a run that breaks an expectation: the number of steps up to and
+    /// including the decisive step of the first expectation that fails (the run's length when
+    /// none fails or no step decided it).
+    pub fn first_break_position(&self) -> usize {
+        self.expectations()
+            .iter()
+            .zip(&self.scenario.expectations)
+            .find(|(r, _)| !r.holds)
+            .and_then(|(_, e)| self.decisive_step(e))
+            .map_or(self.len(), |i| i + 1)
     }
 }
 

@@ -299,7 +299,11 @@ impl AppState {
                     self.playing = false;
                     self.run_scenario(&shown.run.scenario, Some(&token));
                     self.schedule = Some(token);
-                    self.cursor = self.len();
+                    // At the step that broke an expectation, not at the end of the run.
+                    self.cursor = self
+                        .shown
+                        .as_ref()
+                        .map_or(0, |shown| shown.run.first_break_position());
                 }
             }
             Action::Exercise(a) => self.apply_exercise(a),

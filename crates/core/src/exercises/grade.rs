@@ -3,10 +3,10 @@
 //! make sure the locked parts (locked clients, setup objects, expectations) were left alone.
 
 use super::{Exercise, Goal};
-use crate::engine::{Action, ClientOutcome};
+
 use crate::explore::{explore, Bounds};
 use crate::lang::ast::{
-    ExpectKind, Expectation, Expr, ExprKind, Scenario, SetupBody, SetupObject, Span, Stmt, StmtKind,
+    ExpectKind, Expr, ExprKind, Scenario, SetupBody, SetupObject, Span, Stmt, StmtKind,
 };
 use crate::lang::{self, Diagnostic};
 use crate::run::Run;
@@ -154,7 +154,7 @@ fn grade_break(scenario: &Scenario, text: &str, expectation: &str, token: &str) 
     };
     let played = run.token();
     let result = &run.expectations()[index];
-    let decisive = decisive_step(&run, &scenario.expectations[index]);
+    let decisive = run.decisive_step(&scenario.expectations[index]);
     let position = decisive.map_or(run.len() as u32, |i| i as u32 + 1);
     let link = Some(link(text, &played, position));
     let step_sentence = |i: usize| {
@@ -194,38 +194,6 @@ fn grade_break(scenario: &Scenario, text: &str, expectation: &str, token: &str) 
     }
 }
 
-/// The step that decided an expectation's result: the first lost update, the last write to
-/// the object, the step that finished the client.
-fn decisive_step(run: &Run, e: &Expectation) -> Option<usize> {
-    let steps = &run.steps;
-    let client_index = |name: &str| {
-        run.scenario
-            .clients
-            .iter()
-            .position(|c| c.name == name)
-            .map(|i| i as u32)
-    };
-    let finished_step = |c: u32| {
-        steps
-            .iter()
-            .rposition(|s| s.client == c && s.finished.is_some())
-    };
-    match &e.kind {
-        ExpectKind::NoLostUpdates => steps.iter().position(|s| !s.lost_updates.is_empty()),
-        ExpectKind::Field { target, .. }
-        | ExpectKind::Exists(target)
-        | ExpectKind::Deleted(target) => steps.iter().rposition(|s| {
-            s.action == Action::Request && s.revision.is_some() && s.target.as_ref() == Some(target)
-        }),
-        ExpectKind::Succeeds(name) | ExpectKind::FailsWith { client: name, .. } => {
-            client_index(name).and_then(finished_step)
-        }
-        ExpectKind::AllSucceed => steps
-            .iter()
-            .position(|s| matches!(s.finished, Some(ClientOutcome::Failed(_)))),
-    }
-}
-
 fn grade_fix(scenario: &Scenario, text: &str, bounds: Bounds) -> Verdict {
     let exploration = match explore(scenario, SEED, bounds) {
         Ok(x) => x,
@@ -252,7 +220,7 @@ fn grade_fix(scenario: &Scenario, text: &str, bounds: Bounds) -> Verdict {
                         .expectations
                         .iter()
                         .find(|e| e.text == stats.text)
-                        .and_then(|e| decisive_step(&run, e))
+                        .and_then(|e| run.decisive_step(e))
                         .map_or(run.len() as u32, |i| i as u32 + 1);
                     link_to = Some(link(text, &run.token(), position));
                 }

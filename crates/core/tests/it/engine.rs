@@ -846,3 +846,36 @@ fn a_token_or_its_prefix_replays_the_run_exactly_for_every_lesson() {
         }
     }
 }
+
+#[test]
+fn first_break_position_shows_the_step_that_lost_the_update_not_the_end() {
+    let text = LESSONS
+        .iter()
+        .find(|l| l.id == "unconditional-update")
+        .expect("lesson")
+        .source
+        .replace(
+            "    update obj\n\nschedule",
+            "    update obj\n    obj = get configmap/my-config\n\nschedule",
+        )
+        .replace("schedule \"aba2b3\"", "schedule \"aba2b4\"")
+        + "expect no lost updates\n";
+    let run = Run::new(&scenario(&text), 0, None).expect("runs");
+    assert_eq!(run.len(), 8, "bob reads again after his update");
+    let lost = run
+        .steps
+        .iter()
+        .position(|s| !s.lost_updates.is_empty())
+        .expect("bob's update loses alice's change");
+    assert_eq!(lost, 6);
+    assert_eq!(run.first_break_position(), lost + 1);
+    // A run where every expectation holds is shown at its end.
+    let holds = Run::new(
+        &scenario(&text.replace("expect no lost updates\n", "")),
+        0,
+        None,
+    )
+    .expect("runs");
+    assert!(holds.all_hold());
+    assert_eq!(holds.first_break_position(), holds.len());
+}

@@ -291,7 +291,7 @@ mod tests {
     }
 
     #[test]
-    fn a_counterexample_loads_into_the_timeline_at_its_end() {
+    fn a_counterexample_loads_into_the_timeline_at_the_step_that_breaks_it() {
         let s = explored_seed_story();
         let ExploreStatus::Done(r) = s.explore.status.clone() else {
             panic!("not done");
@@ -307,13 +307,22 @@ mod tests {
         let shown = s.shown.as_ref().expect("a run");
         assert_eq!(shown.run.token(), token);
         assert_ne!(Some(token), before);
-        assert_eq!(s.cursor, s.len());
         let result = shown
             .expectations
             .iter()
             .find(|x| x.text == e.text)
             .expect("same expectation");
         assert!(!result.holds, "the counterexample violates it: {result:?}");
+        // The cursor shows the step that decided it (the core's `Run::first_break_position`
+        // is tested on a run that breaks before its end).
+        let expectation = shown
+            .run
+            .scenario
+            .expectations
+            .iter()
+            .find(|x| x.text == e.text)
+            .expect("in the scenario");
+        assert_eq!(shown.run.decisive_step(expectation), Some(s.cursor - 1));
     }
 
     #[test]
