@@ -5,12 +5,14 @@
 //! - `dist`:    the release build of the page into `dist/`;
 //! - `test`:    everything CI checks, in order, stopping at the first failure;
 //! - `bench`:   the page's download size (and, from the browser bench, load and step timings);
-//! - `determinism`: the native vs wasm32 comparison on its own (also part of `test`).
+//! - `determinism`: the native vs wasm32 comparison on its own (also part of `test`);
+//! - `short-names DIR`: short wasm import/export names in a release build (Trunk.toml's hook).
 //!
 //! Deliberately small (anyhow + flate2) so that `cargo xtask` compiles quickly.
 
 mod bench;
 mod install;
+mod names;
 mod util;
 
 use anyhow::{bail, Context, Result};
@@ -29,6 +31,9 @@ commands:
                wasm determinism, dist, browser journeys), stopping at the first failure
   bench        download size (raw / gzip) against the budget, cold load and step timings
   determinism  compare the core's determinism report natively and in wasm32 (Node)
+  short-names DIR
+               short import/export names in DIR's wasm and its JS glue (the release
+               post-build hook of Trunk.toml runs it; docs/size.md)
 ";
 
 fn main() {
@@ -75,6 +80,10 @@ fn real_main() -> Result<()> {
             install::install()?;
             determinism()
         }
+        "short-names" => match args.get(1) {
+            Some(dir) => names::short_names(std::path::Path::new(dir)),
+            None => bail!("usage: cargo xtask short-names DIR"),
+        },
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())
