@@ -44,6 +44,8 @@ const SOURCES: &[&str] = &[
     "index.html",
     "Trunk.toml",
     "Cargo.lock",
+    // The release hook runs `cargo xtask short-names` on the build.
+    "xtask/src",
 ];
 
 /// Builds `dist/` with `cargo xtask dist` when it is missing or older than its sources.

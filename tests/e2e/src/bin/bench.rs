@@ -226,6 +226,21 @@ fn step_timings(browser: &Browser, runs: usize) -> Result<StepTimes> {
     let s = &browser.session;
     s.goto(&browser.url)?;
     let text = long_scenario(10, 100);
+    // Wait for the app to mount its editor (the wasm may still be loading).
+    let start = Instant::now();
+    while !s
+        .execute(
+            "return document.querySelector('[data-testid=editor]') !== null;",
+            vec![],
+        )?
+        .as_bool()
+        .unwrap_or(false)
+    {
+        if start.elapsed() > Duration::from_secs(20) {
+            bail!("the page never showed its editor");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
     // Set the text as one input event (typing 30 kB key by key would take minutes).
     s.execute(
         "const t = document.querySelector('[data-testid=editor]'); t.value = arguments[0]; \
