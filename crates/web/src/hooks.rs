@@ -12,6 +12,26 @@ use gloo_timers::callback::{Interval, Timeout};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+/// What an effect leaves to undo (a timer, a listener), boxed: see [`use_effect`].
+pub type Cleanup = Box<dyn FnOnce()>;
+
+/// `use_effect_with` with the effect and its cleanup boxed: yew's effect machinery is
+/// monomorphised per (deps, effect, cleanup) type, so boxing leaves one copy per deps type
+/// (docs/size.md).
+/// A plain function returning yew's hook (no `#[hook]` wrapper type per call site).
+pub fn use_effect<T: PartialEq + 'static>(
+    deps: T,
+    f: impl FnOnce(&T) -> Cleanup + 'static,
+) -> impl Hook<Output = ()> {
+    let f: Box<dyn FnOnce(&T) -> Cleanup> = Box::new(f);
+    use_effect_with(deps, f)
+}
+
+/// No cleanup.
+pub fn nothing() -> Cleanup {
+    Box::new(|| ())
+}
+
 /// How long the editor waits after the last keystroke before it re-parses and re-runs.
 pub const DEBOUNCE_MS: u32 = 300;
 
@@ -19,10 +39,10 @@ pub const DEBOUNCE_MS: u32 = 300;
 #[hook]
 pub fn use_debounced_reparse(app: &UseReducerHandle<AppState>) {
     let dispatcher = app.dispatcher();
-    use_effect_with((app.source.clone(), app.dirty), move |(_, dirty)| {
+    use_effect((app.source.clone(), app.dirty), move |(_, dirty)| {
         let timer =
             dirty.then(|| Timeout::new(DEBOUNCE_MS, move || dispatcher.dispatch(Action::Reparse)));
-        move || drop(timer)
+        Box::new(move || drop(timer))
     });
 }
 
@@ -30,10 +50,10 @@ pub fn use_debounced_reparse(app: &UseReducerHandle<AppState>) {
 #[hook]
 pub fn use_autoplay(app: &UseReducerHandle<AppState>) {
     let dispatcher = app.dispatcher();
-    use_effect_with((app.playing, app.speed_ms), move |&(playing, ms)| {
+    use_effect((app.playing, app.speed_ms), move |&(playing, ms)| {
         let timer =
             playing.then(|| Interval::new(ms, move || dispatcher.dispatch(Action::StepForward)));
-        move || drop(timer)
+        Box::new(move || drop(timer))
     });
 }
 
@@ -45,7 +65,7 @@ pub fn use_keyboard(app: &UseReducerHandle<AppState>) {
     let dispatcher = app.dispatcher();
     let help_open = use_mut_ref(|| false);
     *help_open.borrow_mut() = app.help_open;
-    use_effect_with((), move |_| {
+    use_effect((), move |_| {
         let listener = web_sys::window().map(|window| {
             EventListener::new(&window, "keydown", move |event| {
                 let Some(key) = event.dyn_ref::<web_sys::KeyboardEvent>() else {
@@ -67,7 +87,7 @@ pub fn use_keyboard(app: &UseReducerHandle<AppState>) {
                 }
             })
         });
-        move || drop(listener)
+        Box::new(move || drop(listener))
     });
 }
 
@@ -174,17 +194,17 @@ pub fn use_url_and_saved_work(app: &UseReducerHandle<AppState>, flags: Flags) {
     let reported = use_mut_ref(|| false);
     {
         let dispatcher = dispatcher.clone();
-        use_effect_with(key, move |_| {
+        use_effect(key, move |_| {
             let timer = Timeout::new(SAVE_DEBOUNCE_MS, move || {
                 sync_fragment(&state, flags);
                 if !flags.embed {
                     save_work(&state, &reported, &dispatcher);
                 }
             });
-            move || drop(timer)
+            Box::new(move || drop(timer))
         });
     }
-    use_effect_with((), move |_| {
+    use_effect((), move |_| {
         let listener = web_sys::window().map(|window| {
             EventListener::new(&window, "hashchange", move |_| {
                 let (hash, _) = location_parts();
@@ -201,7 +221,7 @@ pub fn use_url_and_saved_work(app: &UseReducerHandle<AppState>, flags: Flags) {
                 }
             })
         });
-        move || drop(listener)
+        Box::new(move || drop(listener))
     });
 }
 
@@ -248,7 +268,7 @@ pub fn use_help_focus(open: bool) -> NodeRef {
     let close_ref = use_node_ref();
     {
         let close_ref = close_ref.clone();
-        use_effect_with(open, move |&open| {
+        use_effect(open, move |&open| {
             let before = open
                 .then(|| web_sys::window().and_then(|w| w.document()))
                 .flatten()
@@ -259,11 +279,11 @@ pub fn use_help_focus(open: bool) -> NodeRef {
                     let _ = button.focus();
                 }
             }
-            move || {
+            Box::new(move || {
                 if let Some(el) = before {
                     let _ = el.focus();
                 }
-            }
+            })
         });
     }
     close_ref
@@ -274,7 +294,7 @@ pub fn use_help_focus(open: bool) -> NodeRef {
 #[hook]
 pub fn use_height_report(node: &NodeRef, flags: Flags) {
     let node = node.clone();
-    use_effect_with(flags.embed, move |&embed| {
+    use_effect(flags.embed, move |&embed| {
         let observer = embed.then(|| {
             let element = node.cast::<web_sys::Element>()?;
             let callback = wasm_bindgen::closure::Closure::<dyn FnMut(js_sys::Array)>::new(
@@ -293,11 +313,11 @@ pub fn use_height_report(node: &NodeRef, flags: Flags) {
             observer.observe(&element);
             Some((observer, callback))
         });
-        move || {
+        Box::new(move || {
             if let Some(Some((observer, _callback))) = observer {
                 observer.disconnect();
             }
-        }
+        })
     });
 }
 

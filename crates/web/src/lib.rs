@@ -59,7 +59,10 @@ pub fn app() -> Html {
     hooks::explore::use_explore_worker(&app);
     hooks::exercises::use_exercise_progress(&app);
     hooks::exercises::use_locked_lines(&app);
-    use_effect_with((), |_| mark_interactive());
+    hooks::use_effect((), |_| {
+        mark_interactive();
+        hooks::nothing()
+    });
     let textarea = use_node_ref();
     let source = AttrValue::from(app.source.clone());
     let world = match &app.shown {

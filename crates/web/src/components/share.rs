@@ -36,12 +36,13 @@ pub fn use_share_output() -> ShareOutput {
     let output = use_node_ref();
     {
         let output = output.clone();
-        use_effect_with((*prepared).clone(), move |p| {
+        crate::hooks::use_effect((*prepared).clone(), move |p| {
             if p.is_some() {
                 if let Some(input) = output.cast::<HtmlInputElement>() {
                     input.select();
                 }
             }
+            crate::hooks::nothing()
         });
     }
     ShareOutput { prepared, output }

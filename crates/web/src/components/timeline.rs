@@ -146,10 +146,11 @@ pub fn use_current_row(cursor: usize, shown: Option<&Rc<Shown>>, table_view: boo
     {
         let scroller = scroller.clone();
         let run_id = shown.map(|s| Rc::as_ptr(s) as usize);
-        use_effect_with((cursor, run_id, table_view), move |&(cursor, ..)| {
+        crate::hooks::use_effect((cursor, run_id, table_view), move |&(cursor, ..)| {
             if let Some(boxed) = scroller.cast::<HtmlElement>() {
                 mark_current(&boxed, cursor);
             }
+            crate::hooks::nothing()
         });
     }
     scroller

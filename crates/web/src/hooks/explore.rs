@@ -92,7 +92,7 @@ pub fn use_explore_worker(app: &UseReducerHandle<AppState>) {
     let dispatcher = app.dispatcher();
     let slot = use_mut_ref(|| None::<Live>);
     let job = app.explore.running_job();
-    use_effect_with(job, move |job| {
+    super::use_effect(job, move |job| {
         let finished = Rc::new(Cell::new(false));
         let mut started = false;
         if let Some(job) = job {
@@ -118,13 +118,13 @@ pub fn use_explore_worker(app: &UseReducerHandle<AppState>) {
                 })),
             }
         }
-        move || {
+        Box::new(move || {
             // Cancelled or replaced while running: stop the worker mid-search.
             if started && !finished.get() {
                 if let Some(l) = slot.borrow_mut().take() {
                     l.worker.terminate();
                 }
             }
-        }
+        })
     });
 }
