@@ -9,22 +9,50 @@ use crate::link::{self, Flags};
 use crate::state::{Action, AppState};
 use gloo_events::EventListener;
 use gloo_timers::callback::{Interval, Timeout};
+use std::any::Any;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// What an effect leaves to undo (a timer, a listener), boxed: see [`use_effect`].
 pub type Cleanup = Box<dyn FnOnce()>;
 
-/// `use_effect_with` with the effect and its cleanup boxed: yew's effect machinery is
-/// monomorphised per (deps, effect, cleanup) type, so boxing leaves one copy per deps type
-/// (docs/size.md).
-/// A plain function returning yew's hook (no `#[hook]` wrapper type per call site).
+/// An effect's dependencies of any type, compared as that type: one type for yew's effect
+/// machinery, which is monomorphised per (deps, effect, cleanup) type (docs/size.md).
+pub struct Deps(Box<dyn AnyEq>);
+
+trait AnyEq {
+    fn as_any(&self) -> &dyn Any;
+    fn same(&self, other: &dyn Any) -> bool;
+}
+
+impl<T: PartialEq + 'static> AnyEq for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn same(&self, other: &dyn Any) -> bool {
+        other.downcast_ref::<T>() == Some(self)
+    }
+}
+
+impl PartialEq for Deps {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.same(other.0.as_any())
+    }
+}
+
+/// `use_effect_with` with the dependencies, the effect and its cleanup boxed, so that the page
+/// links one copy of yew's effect code rather than one per effect (docs/size.md). A plain
+/// function returning yew's hook (no `#[hook]` wrapper type per call site).
 pub fn use_effect<T: PartialEq + 'static>(
     deps: T,
     f: impl FnOnce(&T) -> Cleanup + 'static,
 ) -> impl Hook<Output = ()> {
-    let f: Box<dyn FnOnce(&T) -> Cleanup> = Box::new(f);
-    use_effect_with(deps, f)
+    let f: Box<dyn FnOnce(&Deps) -> Cleanup> =
+        Box::new(move |d: &Deps| match d.0.as_any().downcast_ref::<T>() {
+            Some(deps) => f(deps),
+            None => nothing(),
+        });
+    use_effect_with(Deps(Box::new(deps)), f)
 }
 
 /// No cleanup.
