@@ -60,6 +60,11 @@ pub fn nothing() -> Cleanup {
     Box::new(|| ())
 }
 
+/// A timer with a boxed callback: one copy of gloo's timer glue for the page's timeouts.
+fn timeout(ms: u32, f: Box<dyn FnOnce()>) -> Timeout {
+    Timeout::new(ms, f)
+}
+
 /// How long the editor waits after the last keystroke before it re-parses and re-runs.
 pub const DEBOUNCE_MS: u32 = 300;
 
@@ -68,8 +73,12 @@ pub const DEBOUNCE_MS: u32 = 300;
 pub fn use_debounced_reparse(app: &UseReducerHandle<AppState>) {
     let dispatcher = app.dispatcher();
     use_effect((app.source.clone(), app.dirty), move |(_, dirty)| {
-        let timer =
-            dirty.then(|| Timeout::new(DEBOUNCE_MS, move || dispatcher.dispatch(Action::Reparse)));
+        let timer = dirty.then(|| {
+            timeout(
+                DEBOUNCE_MS,
+                Box::new(move || dispatcher.dispatch(Action::Reparse)),
+            )
+        });
         Box::new(move || drop(timer))
     });
 }
@@ -223,12 +232,15 @@ pub fn use_url_and_saved_work(app: &UseReducerHandle<AppState>, flags: Flags) {
     {
         let dispatcher = dispatcher.clone();
         use_effect(key, move |_| {
-            let timer = Timeout::new(SAVE_DEBOUNCE_MS, move || {
-                sync_fragment(&state, flags);
-                if !flags.embed {
-                    save_work(&state, &reported, &dispatcher);
-                }
-            });
+            let timer = timeout(
+                SAVE_DEBOUNCE_MS,
+                Box::new(move || {
+                    sync_fragment(&state, flags);
+                    if !flags.embed {
+                        save_work(&state, &reported, &dispatcher);
+                    }
+                }),
+            );
             Box::new(move || drop(timer))
         });
     }
@@ -325,9 +337,12 @@ pub fn use_height_report(node: &NodeRef, flags: Flags) {
     use_effect(flags.embed, move |&embed| {
         let observer = embed.then(|| {
             let element = node.cast::<web_sys::Element>()?;
-            let callback = wasm_bindgen::closure::Closure::<dyn FnMut(js_sys::Array)>::new(
-                move |entries: js_sys::Array| {
+            // `dyn FnMut(JsValue)`, the signature of the page's other closures: one copy of
+            // wasm-bindgen's closure glue (docs/size.md).
+            let callback = wasm_bindgen::closure::Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(
+                move |entries: wasm_bindgen::JsValue| {
                     let Some(entry) = entries
+                        .unchecked_into::<js_sys::Array>()
                         .get(0)
                         .dyn_into::<web_sys::ResizeObserverEntry>()
                         .ok()
