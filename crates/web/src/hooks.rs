@@ -65,6 +65,15 @@ fn timeout(ms: u32, f: Box<dyn FnOnce()>) -> Timeout {
     Timeout::new(ms, f)
 }
 
+/// A node reference kept across renders: yew's `use_node_ref` is a `use_state`, a state
+/// reducer type of its own in the wasm, where a cell is enough (docs/size.md).
+#[hook]
+pub fn use_node() -> NodeRef {
+    let node = use_mut_ref(NodeRef::default);
+    let node = node.borrow().clone();
+    node
+}
+
 /// How long the editor waits after the last keystroke before it re-parses and re-runs.
 pub const DEBOUNCE_MS: u32 = 300;
 
@@ -305,7 +314,7 @@ fn save_work(
 /// focus when the overlay opens; when it closes, the focus goes back to where it was.
 #[hook]
 pub fn use_help_focus(open: bool) -> NodeRef {
-    let close_ref = use_node_ref();
+    let close_ref = use_node();
     {
         let close_ref = close_ref.clone();
         use_effect(open, move |&open| {

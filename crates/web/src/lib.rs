@@ -50,7 +50,7 @@ pub fn app() -> Html {
         })
     };
     let flags: link::Flags = flags.borrow().unwrap_or_default();
-    let main_ref = use_node_ref();
+    let main_ref = crate::hooks::use_node();
     hooks::use_debounced_reparse(&app);
     hooks::use_autoplay(&app);
     hooks::use_keyboard(&app);
@@ -63,7 +63,7 @@ pub fn app() -> Html {
         mark_interactive();
         hooks::nothing()
     });
-    let textarea = use_node_ref();
+    let textarea = crate::hooks::use_node();
     let source = AttrValue::from(app.source.clone());
     let world = match &app.shown {
         Some(shown) => shown.world_view(app.cursor),
