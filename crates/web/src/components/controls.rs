@@ -10,16 +10,16 @@ use yew::prelude::*;
 
 fn button(
     app: &AppHandle,
-    testid: &str,
-    label: &str,
-    key: &str,
+    testid: &'static str,
+    label: &'static str,
+    key: &'static str,
     action: Action,
     disabled: bool,
 ) -> Html {
     let onclick = on_click(&app.dispatcher(), action);
     html! {
-        <button type="button" data-testid={testid.to_string()} {onclick} {disabled}
-            aria-keyshortcuts={key.to_string()} title={format!("{label} ({key})")}>{label}</button>
+        <button type="button" data-testid={testid} {onclick} {disabled}
+            aria-keyshortcuts={key} title={format!("{label} ({key})")}>{label}</button>
     }
 }
 
