@@ -127,7 +127,7 @@ pub fn app() -> Html {
         let top = html! {
             <>
                 {notice(&app)}
-                if let Some(t) = title { <h1 class="embed-title" data-testid="scenario-title">{t}</h1> }
+                if let Some(t) = title { {components::el_id("h1", "embed-title", "scenario-title", t)} }
             </>
         };
         let bottom = html! {

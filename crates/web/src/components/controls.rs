@@ -89,7 +89,7 @@ pub fn controls(app: &AppHandle, world: &WorldView) -> Html {
             <div class="scrub">
                 <input type="range" data-testid="scrub" aria-label="Step" min="0" max={len.to_string()}
                     value={cursor.to_string()} oninput={on_scrub} />
-                <span class="pos" data-testid="position">{format!("step {cursor} of {len}")}</span>
+                {super::el_id("span", "pos", "position", format!("step {cursor} of {len}"))}
                 <label class="inline">{"seed "}
                     <input type="number" data-testid="seed" min="0" value={app.seed.to_string()}
                         onchange={on_seed} aria-label="Seed" class="seed" />
