@@ -9,8 +9,70 @@ use crate::link::{self, Flags};
 use crate::state::{Action, AppState};
 use gloo_events::EventListener;
 use gloo_timers::callback::{Interval, Timeout};
+use std::any::Any;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
+
+/// What an effect leaves to undo (a timer, a listener), boxed: see [`use_effect`].
+pub type Cleanup = Box<dyn FnOnce()>;
+
+/// An effect's dependencies of any type, compared as that type: one type for yew's effect
+/// machinery, which is monomorphised per (deps, effect, cleanup) type (docs/size.md).
+pub struct Deps(Box<dyn AnyEq>);
+
+trait AnyEq {
+    fn as_any(&self) -> &dyn Any;
+    fn same(&self, other: &dyn Any) -> bool;
+}
+
+impl<T: PartialEq + 'static> AnyEq for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn same(&self, other: &dyn Any) -> bool {
+        other.downcast_ref::<T>() == Some(self)
+    }
+}
+
+impl PartialEq for Deps {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.same(other.0.as_any())
+    }
+}
+
+/// `use_effect_with` with the dependencies, the effect and its cleanup boxed, so that the page
+/// links one copy of yew's effect code rather than one per effect (docs/size.md). A plain
+/// function returning yew's hook (no `#[hook]` wrapper type per call site).
+pub fn use_effect<T: PartialEq + 'static>(
+    deps: T,
+    f: impl FnOnce(&T) -> Cleanup + 'static,
+) -> impl Hook<Output = ()> {
+    let f: Box<dyn FnOnce(&Deps) -> Cleanup> =
+        Box::new(move |d: &Deps| match d.0.as_any().downcast_ref::<T>() {
+            Some(deps) => f(deps),
+            None => nothing(),
+        });
+    use_effect_with(Deps(Box::new(deps)), f)
+}
+
+/// No cleanup.
+pub fn nothing() -> Cleanup {
+    Box::new(|| ())
+}
+
+/// A timer with a boxed callback: one copy of gloo's timer glue for the page's timeouts.
+fn timeout(ms: u32, f: Box<dyn FnOnce()>) -> Timeout {
+    Timeout::new(ms, f)
+}
+
+/// A node reference kept across renders: yew's `use_node_ref` is a `use_state`, a state
+/// reducer type of its own in the wasm, where a cell is enough (docs/size.md).
+#[hook]
+pub fn use_node() -> NodeRef {
+    let node = use_mut_ref(NodeRef::default);
+    let node = node.borrow().clone();
+    node
+}
 
 /// How long the editor waits after the last keystroke before it re-parses and re-runs.
 pub const DEBOUNCE_MS: u32 = 300;
@@ -19,10 +81,14 @@ pub const DEBOUNCE_MS: u32 = 300;
 #[hook]
 pub fn use_debounced_reparse(app: &UseReducerHandle<AppState>) {
     let dispatcher = app.dispatcher();
-    use_effect_with((app.source.clone(), app.dirty), move |(_, dirty)| {
-        let timer =
-            dirty.then(|| Timeout::new(DEBOUNCE_MS, move || dispatcher.dispatch(Action::Reparse)));
-        move || drop(timer)
+    use_effect((app.source.clone(), app.dirty), move |(_, dirty)| {
+        let timer = dirty.then(|| {
+            timeout(
+                DEBOUNCE_MS,
+                Box::new(move || dispatcher.dispatch(Action::Reparse)),
+            )
+        });
+        Box::new(move || drop(timer))
     });
 }
 
@@ -30,10 +96,10 @@ pub fn use_debounced_reparse(app: &UseReducerHandle<AppState>) {
 #[hook]
 pub fn use_autoplay(app: &UseReducerHandle<AppState>) {
     let dispatcher = app.dispatcher();
-    use_effect_with((app.playing, app.speed_ms), move |&(playing, ms)| {
+    use_effect((app.playing, app.speed_ms), move |&(playing, ms)| {
         let timer =
             playing.then(|| Interval::new(ms, move || dispatcher.dispatch(Action::StepForward)));
-        move || drop(timer)
+        Box::new(move || drop(timer))
     });
 }
 
@@ -45,7 +111,7 @@ pub fn use_keyboard(app: &UseReducerHandle<AppState>) {
     let dispatcher = app.dispatcher();
     let help_open = use_mut_ref(|| false);
     *help_open.borrow_mut() = app.help_open;
-    use_effect_with((), move |_| {
+    use_effect((), move |_| {
         let listener = web_sys::window().map(|window| {
             EventListener::new(&window, "keydown", move |event| {
                 let Some(key) = event.dyn_ref::<web_sys::KeyboardEvent>() else {
@@ -67,7 +133,7 @@ pub fn use_keyboard(app: &UseReducerHandle<AppState>) {
                 }
             })
         });
-        move || drop(listener)
+        Box::new(move || drop(listener))
     });
 }
 
@@ -174,17 +240,20 @@ pub fn use_url_and_saved_work(app: &UseReducerHandle<AppState>, flags: Flags) {
     let reported = use_mut_ref(|| false);
     {
         let dispatcher = dispatcher.clone();
-        use_effect_with(key, move |_| {
-            let timer = Timeout::new(SAVE_DEBOUNCE_MS, move || {
-                sync_fragment(&state, flags);
-                if !flags.embed {
-                    save_work(&state, &reported, &dispatcher);
-                }
-            });
-            move || drop(timer)
+        use_effect(key, move |_| {
+            let timer = timeout(
+                SAVE_DEBOUNCE_MS,
+                Box::new(move || {
+                    sync_fragment(&state, flags);
+                    if !flags.embed {
+                        save_work(&state, &reported, &dispatcher);
+                    }
+                }),
+            );
+            Box::new(move || drop(timer))
         });
     }
-    use_effect_with((), move |_| {
+    use_effect((), move |_| {
         let listener = web_sys::window().map(|window| {
             EventListener::new(&window, "hashchange", move |_| {
                 let (hash, _) = location_parts();
@@ -201,7 +270,7 @@ pub fn use_url_and_saved_work(app: &UseReducerHandle<AppState>, flags: Flags) {
                 }
             })
         });
-        move || drop(listener)
+        Box::new(move || drop(listener))
     });
 }
 
@@ -245,10 +314,10 @@ fn save_work(
 /// focus when the overlay opens; when it closes, the focus goes back to where it was.
 #[hook]
 pub fn use_help_focus(open: bool) -> NodeRef {
-    let close_ref = use_node_ref();
+    let close_ref = use_node();
     {
         let close_ref = close_ref.clone();
-        use_effect_with(open, move |&open| {
+        use_effect(open, move |&open| {
             let before = open
                 .then(|| web_sys::window().and_then(|w| w.document()))
                 .flatten()
@@ -259,11 +328,11 @@ pub fn use_help_focus(open: bool) -> NodeRef {
                     let _ = button.focus();
                 }
             }
-            move || {
+            Box::new(move || {
                 if let Some(el) = before {
                     let _ = el.focus();
                 }
-            }
+            })
         });
     }
     close_ref
@@ -274,12 +343,15 @@ pub fn use_help_focus(open: bool) -> NodeRef {
 #[hook]
 pub fn use_height_report(node: &NodeRef, flags: Flags) {
     let node = node.clone();
-    use_effect_with(flags.embed, move |&embed| {
+    use_effect(flags.embed, move |&embed| {
         let observer = embed.then(|| {
             let element = node.cast::<web_sys::Element>()?;
-            let callback = wasm_bindgen::closure::Closure::<dyn FnMut(js_sys::Array)>::new(
-                move |entries: js_sys::Array| {
+            // `dyn FnMut(JsValue)`, the signature of the page's other closures: one copy of
+            // wasm-bindgen's closure glue (docs/size.md).
+            let callback = wasm_bindgen::closure::Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(
+                move |entries: wasm_bindgen::JsValue| {
                     let Some(entry) = entries
+                        .unchecked_into::<js_sys::Array>()
                         .get(0)
                         .dyn_into::<web_sys::ResizeObserverEntry>()
                         .ok()
@@ -293,11 +365,11 @@ pub fn use_height_report(node: &NodeRef, flags: Flags) {
             observer.observe(&element);
             Some((observer, callback))
         });
-        move || {
+        Box::new(move || {
             if let Some(Some((observer, _callback))) = observer {
                 observer.disconnect();
             }
-        }
+        })
     });
 }
 

@@ -50,7 +50,7 @@ pub fn app() -> Html {
         })
     };
     let flags: link::Flags = flags.borrow().unwrap_or_default();
-    let main_ref = use_node_ref();
+    let main_ref = crate::hooks::use_node();
     hooks::use_debounced_reparse(&app);
     hooks::use_autoplay(&app);
     hooks::use_keyboard(&app);
@@ -59,8 +59,11 @@ pub fn app() -> Html {
     hooks::explore::use_explore_worker(&app);
     hooks::exercises::use_exercise_progress(&app);
     hooks::exercises::use_locked_lines(&app);
-    use_effect_with((), |_| mark_interactive());
-    let textarea = use_node_ref();
+    hooks::use_effect((), |_| {
+        mark_interactive();
+        hooks::nothing()
+    });
+    let textarea = crate::hooks::use_node();
     let source = AttrValue::from(app.source.clone());
     let world = match &app.shown {
         Some(shown) => shown.world_view(app.cursor),
@@ -110,7 +113,10 @@ pub fn app() -> Html {
                 })}
             </section>
     };
-    if flags.embed {
+    // One tree for the page and its embed form (the flags never change while the page lives):
+    // less view code than two trees (docs/size.md); the DOM of each is as before.
+    let embed = flags.embed;
+    let (top, bottom) = if embed {
         let title = app
             .shown
             .as_ref()
@@ -118,43 +124,50 @@ pub fn app() -> Html {
         let full = link::fragment(&app, link::Flags::default())
             .map(|f| format!("{}#{f}", hooks::page_url()))
             .unwrap_or_else(|_| hooks::page_url());
-        return html! {
-            <main class="app embed" data-testid="app" ref={main_ref}>
+        let top = html! {
+            <>
                 {notice(&app)}
-                if let Some(t) = title { <h1 class="embed-title" data-testid="scenario-title">{t}</h1> }
-                <div class="play">
-                    {controls(&app, &world)}
-                    {narration(&app)}
-                    {timeline}
-                </div>
+                if let Some(t) = title { {components::el_id("h1", "embed-title", "scenario-title", t)} }
+            </>
+        };
+        let bottom = html! {
+            <>
                 if flags.editor { {editor} }
                 <p class="embed-foot muted">
                     <a href={full} target="_blank" rel="noopener" data-testid="open-full">{"Open in rvlab ↗"}</a>
                 </p>
-                {live_narration(&app)}
-                {help}
-            </main>
+            </>
         };
-    }
+        (top, bottom)
+    } else {
+        let top = html! {
+            <>
+                <header class="topbar">
+                    {components::markup(r#"<h1>rvlab<span class="tagline"> resourceVersion, 409 Conflict and retries, step by step</span></h1>"#)}
+                    {view_tabs(&app)}
+                    if !app.exercises.open { {lesson_picker(&app)} }
+                    {share_bar(&app, flags, &share_output)}
+                    <div class="notices">{notice(&app)}</div>
+                </header>
+                {editor}
+            </>
+        };
+        (
+            top,
+            html! { <>{inspector(&app, &world)}{expectations(&app)}</> },
+        )
+    };
     html! {
-        <main class="app" data-testid="app" ref={main_ref}>
-            <header class="topbar">
-                {components::markup(r#"<h1>rvlab<span class="tagline"> resourceVersion, 409 Conflict and retries, step by step</span></h1>"#)}
-                {view_tabs(&app)}
-                if !app.exercises.open { {lesson_picker(&app)} }
-                {share_bar(&app, flags, &share_output)}
-                <div class="notices">{notice(&app)}</div>
-            </header>
-            {editor}
+        <main class={if embed { "app embed" } else { "app" }} data-testid="app" ref={main_ref}>
+            {top}
             <div class="play">
-                if app.exercises.open { {exercises(&app)} }
+                if app.exercises.open && !embed { {exercises(&app)} }
                 {controls(&app, &world)}
                 {narration(&app)}
                 {timeline}
-                {explorer(&app)}
+                if !embed { {explorer(&app)} }
             </div>
-            {inspector(&app, &world)}
-            {expectations(&app)}
+            {bottom}
             {live_narration(&app)}
             {help}
         </main>

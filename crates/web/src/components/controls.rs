@@ -10,16 +10,16 @@ use yew::prelude::*;
 
 fn button(
     app: &AppHandle,
-    testid: &str,
-    label: &str,
-    key: &str,
+    testid: &'static str,
+    label: &'static str,
+    key: &'static str,
     action: Action,
     disabled: bool,
 ) -> Html {
     let onclick = on_click(&app.dispatcher(), action);
     html! {
-        <button type="button" data-testid={testid.to_string()} {onclick} {disabled}
-            aria-keyshortcuts={key.to_string()} title={format!("{label} ({key})")}>{label}</button>
+        <button type="button" data-testid={testid} {onclick} {disabled}
+            aria-keyshortcuts={key} title={format!("{label} ({key})")}>{label}</button>
     }
 }
 
@@ -89,7 +89,7 @@ pub fn controls(app: &AppHandle, world: &WorldView) -> Html {
             <div class="scrub">
                 <input type="range" data-testid="scrub" aria-label="Step" min="0" max={len.to_string()}
                     value={cursor.to_string()} oninput={on_scrub} />
-                <span class="pos" data-testid="position">{format!("step {cursor} of {len}")}</span>
+                {super::el_id("span", "pos", "position", format!("step {cursor} of {len}"))}
                 <label class="inline">{"seed "}
                     <input type="number" data-testid="seed" min="0" value={app.seed.to_string()}
                         onchange={on_seed} aria-label="Seed" class="seed" />

@@ -169,7 +169,7 @@ pub fn diagnostics(props: &DiagnosticsProps) -> Html {
         <div class="diagnostics" data-testid="diagnostics" aria-live="polite">
             {status}
             if let Some(err) = &props.run_error {
-                <p class="note bad" data-testid="run-error">{format!("✖ The scenario cannot run: {err}")}</p>
+                {super::el_id("p", "note bad", "run-error", format!("✖ The scenario cannot run: {err}"))}
             }
             <ul>{items}</ul>
         </div>

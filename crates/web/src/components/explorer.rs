@@ -54,7 +54,7 @@ pub fn explorer(app: &AppHandle) -> Html {
                 if running {
                     {button("explore-cancel", "", None, false, dispatch(Action::Explore(ExploreAction::Cancel)), "Cancel")}
                 }
-                <span class="muted" data-testid="explore-budget">{format!("budget: {} states", thousands(u64::from(EXPLORE_MAX_STATES)))}</span>
+                {super::el_id("span", "muted", "explore-budget", format!("budget: {} states", thousands(u64::from(EXPLORE_MAX_STATES))))}
             </div>
             if let Some((states, schedules, done)) = progress {
                 <div class="explore-progress" data-testid="explore-progress" role="status"

@@ -53,13 +53,29 @@ pub fn on_value<E: AsRef<web_sys::Event> + 'static>(
 /// the page's text takes. One shared function rather than an inline element at each place: each
 /// `html!` element is ~250 B of wasm (docs/size.md).
 pub fn el(tag: &'static str, class: &'static str, text: impl Into<AttrValue>) -> Html {
-    text_element(tag, class, text.into())
+    text_element(tag, class, "", text.into())
+}
+
+/// [`el`] with a `data-testid`.
+pub fn el_id(
+    tag: &'static str,
+    class: &'static str,
+    testid: &'static str,
+    text: impl Into<AttrValue>,
+) -> Html {
+    text_element(tag, class, testid, text.into())
 }
 
 #[inline(never)]
-fn text_element(tag: &'static str, class: &'static str, text: AttrValue) -> Html {
+fn text_element(
+    tag: &'static str,
+    class: &'static str,
+    testid: &'static str,
+    text: AttrValue,
+) -> Html {
     let class = (!class.is_empty()).then_some(class);
-    html! { <@{tag} {class}>{text}</@> }
+    let testid = (!testid.is_empty()).then_some(testid);
+    html! { <@{tag} {class} data-testid={testid}>{text}</@> }
 }
 
 /// `<button type="button" data-testid=… class=… title=… disabled=…>label</button>` (no class or

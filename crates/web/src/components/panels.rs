@@ -28,8 +28,8 @@ pub fn lesson_picker(app: &AppHandle) -> Html {
                     }) }
                 </select>
             </label>
-            if let Some(t) = title { <h2 class="title" data-testid="scenario-title">{t}</h2> }
-            if let Some(a) = about { <p class="about" data-testid="about">{a}</p> }
+            if let Some(t) = title { {super::el_id("h2", "title", "scenario-title", t)} }
+            if let Some(a) = about { {super::el_id("p", "about", "about", a)} }
         </div>
     }
 }

@@ -24,24 +24,43 @@ struct Prepared {
 /// The share bar's own state (from [`use_share_output`]): what it last prepared for copying,
 /// and the field that shows it.
 pub struct ShareOutput {
-    prepared: UseStateHandle<Option<Prepared>>,
+    prepared: PreparedSlot,
     output: NodeRef,
+}
+
+/// What the share bar last prepared, and the page's re-render: a cell and yew's force update
+/// rather than `use_state` (no state reducer type for it in the wasm: docs/size.md).
+#[derive(Clone)]
+struct PreparedSlot {
+    cell: Rc<std::cell::RefCell<Option<Prepared>>>,
+    update: UseForceUpdateHandle,
+}
+
+impl PreparedSlot {
+    fn set(&self, value: Option<Prepared>) {
+        *self.cell.borrow_mut() = value;
+        self.update.force_update();
+    }
 }
 
 /// The share bar's state; selects the prepared text once it is shown, so that Ctrl+C copies
 /// it when the clipboard API did not.
 #[hook]
 pub fn use_share_output() -> ShareOutput {
-    let prepared = use_state(|| None::<Prepared>);
-    let output = use_node_ref();
+    let prepared = PreparedSlot {
+        cell: use_mut_ref(|| None::<Prepared>),
+        update: use_force_update(),
+    };
+    let output = crate::hooks::use_node();
     {
         let output = output.clone();
-        use_effect_with((*prepared).clone(), move |p| {
+        crate::hooks::use_effect(prepared.cell.borrow().clone(), move |p| {
             if p.is_some() {
                 if let Some(input) = output.cast::<HtmlInputElement>() {
                     input.select();
                 }
             }
+            crate::hooks::nothing()
         });
     }
     ShareOutput { prepared, output }
@@ -98,7 +117,7 @@ pub fn share_bar(app: &AppHandle, flags: Flags, out: &ShareOutput) -> Html {
     let toggle_table = on_click(&dispatch, Action::SetTableView(!app.table_view));
     let reset = on_click(&dispatch, Action::ResetToLesson);
     let help = on_click(&dispatch, Action::ShowHelp(true));
-    let status = (*prepared).as_ref().map(|p| {
+    let status = prepared.cell.borrow().as_ref().map(|p| {
         let message = match p.copied {
             None => format!("{} ready: copying…", p.what),
             Some(true) => format!("✓ {} copied to the clipboard.", p.what),

@@ -142,14 +142,15 @@ fn mark_current(boxed: &HtmlElement, cursor: usize) {
 /// changes the run or shows the lanes again; returns the scroll box's node for [`timeline`].
 #[hook]
 pub fn use_current_row(cursor: usize, shown: Option<&Rc<Shown>>, table_view: bool) -> NodeRef {
-    let scroller = use_node_ref();
+    let scroller = crate::hooks::use_node();
     {
         let scroller = scroller.clone();
         let run_id = shown.map(|s| Rc::as_ptr(s) as usize);
-        use_effect_with((cursor, run_id, table_view), move |&(cursor, ..)| {
+        crate::hooks::use_effect((cursor, run_id, table_view), move |&(cursor, ..)| {
             if let Some(boxed) = scroller.cast::<HtmlElement>() {
                 mark_current(&boxed, cursor);
             }
+            crate::hooks::nothing()
         });
     }
     scroller

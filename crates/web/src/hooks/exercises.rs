@@ -22,7 +22,7 @@ pub fn use_locked_lines(app: &UseReducerHandle<AppState>) {
         .as_ref()
         .map(|s| locked_ranges(s, &app.source))
         .unwrap_or_default();
-    use_effect_with(ranges, move |ranges| {
+    super::use_effect(ranges, move |ranges| {
         let ranges = ranges.clone();
         let listener = (!ranges.is_empty())
             .then(web_sys::window)
@@ -55,7 +55,7 @@ pub fn use_locked_lines(app: &UseReducerHandle<AppState>) {
                     }
                 })
             });
-        move || drop(listener)
+        Box::new(move || drop(listener))
     });
 }
 
@@ -67,12 +67,13 @@ fn storage() -> Option<web_sys::Storage> {
 #[hook]
 pub fn use_exercise_progress(app: &UseReducerHandle<AppState>) {
     let dispatcher = app.dispatcher();
-    use_effect_with((), move |_| {
+    super::use_effect((), move |_| {
         let stored = storage().and_then(|s| s.get_item(PROGRESS_KEY).ok().flatten());
         dispatcher.dispatch(Action::Exercise(ExerciseAction::Restore(stored)));
+        super::nothing()
     });
     let restored = app.exercises.restored;
-    use_effect_with(
+    super::use_effect(
         (app.exercises.solved.clone(), restored),
         move |(solved, restored)| {
             if *restored {
@@ -80,6 +81,7 @@ pub fn use_exercise_progress(app: &UseReducerHandle<AppState>) {
                     let _ = s.set_item(PROGRESS_KEY, &progress_to_json(solved));
                 }
             }
+            super::nothing()
         },
     );
 }

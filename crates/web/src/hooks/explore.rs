@@ -17,7 +17,7 @@ pub const WORKER_URL: &str = "./explore-worker.js";
 /// The live worker and the message handler of its current job.
 struct Live {
     worker: Worker,
-    _onmessage: Option<Closure<dyn FnMut(MessageEvent)>>,
+    _onmessage: Option<Closure<dyn FnMut(JsValue)>>,
 }
 
 fn get(data: &JsValue, key: &str) -> JsValue {
@@ -60,9 +60,12 @@ fn post(
     (id, text, seed): &ExploreJob,
     dispatcher: UseReducerDispatcher<AppState>,
     finished: Rc<Cell<bool>>,
-) -> Result<Closure<dyn FnMut(MessageEvent)>, JsValue> {
+) -> Result<Closure<dyn FnMut(JsValue)>, JsValue> {
     let id = *id;
-    let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+    // `dyn FnMut(JsValue)`, the signature of the page's other closures: one copy of
+    // wasm-bindgen's closure glue (docs/size.md).
+    let onmessage = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+        let event: MessageEvent = event.unchecked_into();
         if let Some(action) = message_action(id, &event.data()) {
             if !matches!(action, ExploreAction::Progress { .. }) {
                 finished.set(true);
@@ -92,7 +95,7 @@ pub fn use_explore_worker(app: &UseReducerHandle<AppState>) {
     let dispatcher = app.dispatcher();
     let slot = use_mut_ref(|| None::<Live>);
     let job = app.explore.running_job();
-    use_effect_with(job, move |job| {
+    super::use_effect(job, move |job| {
         let finished = Rc::new(Cell::new(false));
         let mut started = false;
         if let Some(job) = job {
@@ -118,13 +121,13 @@ pub fn use_explore_worker(app: &UseReducerHandle<AppState>) {
                 })),
             }
         }
-        move || {
+        Box::new(move || {
             // Cancelled or replaced while running: stop the worker mid-search.
             if started && !finished.get() {
                 if let Some(l) = slot.borrow_mut().take() {
                     l.worker.terminate();
                 }
             }
-        }
+        })
     });
 }
