@@ -212,11 +212,7 @@ pub fn check_expectations(scenario: &Scenario, world: &World) -> Vec<Expectation
                     } else {
                         let l = &world.lost_updates;
                         let first = &l[0];
-                        let verb = world
-                            .write_verbs
-                            .get(&first.revision)
-                            .copied()
-                            .unwrap_or(crate::engine::Verb::Update);
+                        let verb = world.write_verb(first.revision);
                         (
                             false,
                             format!(

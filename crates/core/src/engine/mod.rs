@@ -285,8 +285,10 @@ pub struct World {
     pub lost_updates: Vec<LostUpdate>,
     /// Each setup object's revision at the end of setup (every client's starting knowledge).
     pub setup_revisions: BTreeMap<ObjectRef, u64>,
-    /// Which kind of write made each client-written revision.
-    pub write_verbs: BTreeMap<u64, Verb>,
+    /// Which kind of write made each client-written revision, sorted by revision (a sorted
+    /// `Vec` rather than one more `BTreeMap` type in the page: docs/size.md); read it with
+    /// [`World::write_verb`].
+    pub write_verbs: Vec<(u64, Verb)>,
 }
 
 /// Go's `Jitter(d, maxFactor)`: `d + time.Duration(rand.Float64()*maxFactor*float64(d))`.
@@ -445,7 +447,7 @@ impl World {
             rng: Rng::new(seed),
             lost_updates: Vec::new(),
             setup_revisions: BTreeMap::new(),
-            write_verbs: BTreeMap::new(),
+            write_verbs: Vec::new(),
         };
         let no_vars = BTreeMap::new();
         for obj in &scenario.objects {
@@ -490,7 +492,7 @@ impl World {
             }
             if let Some(r) = out.revision.or_else(|| body_revision(&out.response.body)) {
                 world.setup_revisions.insert(obj.target.clone(), r);
-                world.write_verbs.insert(r, Verb::Setup);
+                world.record_write(r, Verb::Setup);
             }
         }
         for _ in &scenario.clients {
@@ -587,6 +589,21 @@ impl World {
             0 => None,
             1 => Some(tied[0]),
             n => Some(tied[self.rng.below(n as u32) as usize]),
+        }
+    }
+
+    /// Which kind of write made `revision` (`Update` when no client write made it).
+    pub fn write_verb(&self, revision: u64) -> Verb {
+        match self.write_verbs.binary_search_by_key(&revision, |w| w.0) {
+            Ok(i) => self.write_verbs[i].1,
+            Err(_) => Verb::Update,
+        }
+    }
+
+    fn record_write(&mut self, revision: u64, verb: Verb) {
+        match self.write_verbs.binary_search_by_key(&revision, |w| w.0) {
+            Ok(i) => self.write_verbs[i].1 = verb,
+            Err(i) => self.write_verbs.insert(i, (revision, verb)),
         }
     }
 
@@ -1137,7 +1154,7 @@ impl World {
         } = self.store.handle(&request, &actor, &mut env);
         let ok = (200..300).contains(&response.code);
         if let Some(r) = revision {
-            self.write_verbs.insert(r, verb);
+            self.record_write(r, verb);
         }
         self.lost_updates.extend(lost_updates.iter().cloned());
         let after = self.store.get(&target).and_then(body_revision);
