@@ -51,22 +51,29 @@ pub fn join_path(base: &str, key: &str) -> String {
     }
 }
 
-fn collect(v: &Value, path: String, out: &mut BTreeMap<String, Value>) {
+/// Leaves by path, sorted by path (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md;
+/// distinct keys make distinct paths, so no path repeats).
+type Leaves = Vec<(String, Value)>;
+
+fn find<'a>(leaves: &'a Leaves, path: &str) -> Option<&'a Value> {
+    let i = leaves.binary_search_by(|l| l.0.as_str().cmp(path)).ok()?;
+    Some(&leaves[i].1)
+}
+
+fn collect(v: &Value, path: String, out: &mut Leaves) {
     match v {
         Value::Object(m) => {
             for (k, c) in m {
                 collect(c, join_path(&path, k), out);
             }
         }
-        other => {
-            out.insert(path, other.clone());
-        }
+        other => out.push((path, other.clone())),
     }
 }
 
 /// The tracked leaves of an object, by path.
-pub(crate) fn leaves(obj: &Value) -> BTreeMap<String, Value> {
-    let mut out = BTreeMap::new();
+pub(crate) fn leaves(obj: &Value) -> Leaves {
+    let mut out = Vec::new();
     let Some(o) = obj.as_object() else {
         return out;
     };
@@ -85,6 +92,7 @@ pub(crate) fn leaves(obj: &Value) -> BTreeMap<String, Value> {
             _ => collect(v, join_path("", k), &mut out),
         }
     }
+    crate::sort::sort_by(&mut out, |a, b| a.0.cmp(&b.0));
     out
 }
 
@@ -117,7 +125,7 @@ pub(crate) fn track(
         }
     };
     for (path, v) in &after {
-        match before.get(path) {
+        match find(&before, path) {
             Some(old_v) if old_v == v => {
                 if let Some(p) = prov.get(path) {
                     out.insert(path.clone(), p.clone());
@@ -132,8 +140,8 @@ pub(crate) fn track(
             }
         }
     }
-    for path in before.keys() {
-        if !after.contains_key(path) {
+    for (path, _) in &before {
+        if find(&after, path).is_none() {
             check(path);
         }
     }
@@ -179,7 +187,7 @@ mod tests {
         let obj = json!({"kind": "ConfigMap", "metadata": {"name": "x", "resourceVersion": "3",
             "labels": {"app": "a", "example.com/owner": "o"}},
             "data": {"key": "v", "app.properties": "p"}, "spec": {"list": [1, 2]}});
-        let keys: Vec<String> = leaves(&obj).into_keys().collect();
+        let keys: Vec<String> = leaves(&obj).into_iter().map(|l| l.0).collect();
         assert_eq!(
             keys,
             vec![
