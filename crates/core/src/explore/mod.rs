@@ -246,9 +246,8 @@ pub struct Explorer<M: Model> {
     memo: Memo,
     /// Outcome classes: (key, summary) by number, and the number of each key.
     classes: Vec<(String, String)>,
-    /// `u64` ids (all below `u32::MAX`) share the store's `BTreeMap<String, u64>` code in the
-    /// wasm (docs/size.md).
-    class_ids: BTreeMap<String, u64>,
+    /// Sorted by key (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md).
+    class_ids: Vec<(String, u32)>,
     stack: Vec<Frame<M::World>>,
     states: u64,
     covered: u64,
@@ -333,7 +332,7 @@ impl<M: Model> Explorer<M> {
             prefix,
             memo: BTreeMap::new(),
             classes: Vec::new(),
-            class_ids: BTreeMap::new(),
+            class_ids: Vec::new(),
             stack: vec![frame],
             states: 1,
             covered: 0,
@@ -344,14 +343,17 @@ impl<M: Model> Explorer<M> {
     }
 
     fn class_of(&mut self, eval: &Evaluation) -> u32 {
-        if let Some(id) = self.class_ids.get(&eval.outcome_key) {
-            return *id as u32;
-        }
+        let at = match self
+            .class_ids
+            .binary_search_by(|c| c.0.cmp(&eval.outcome_key))
+        {
+            Ok(i) => return self.class_ids[i].1,
+            Err(i) => i,
+        };
         let id = self.classes.len() as u32;
         self.classes
             .push((eval.outcome_key.clone(), eval.outcome_summary.clone()));
-        self.class_ids
-            .insert(eval.outcome_key.clone(), u64::from(id));
+        self.class_ids.insert(at, (eval.outcome_key.clone(), id));
         id
     }
 

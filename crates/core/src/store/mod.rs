@@ -185,8 +185,9 @@ struct Entry {
     object: Value,
     managers: Vec<fields::Manager>,
     provenance: BTreeMap<String, Provenance>,
-    /// The revision of each writer's last write to this object (for lost deletes).
-    writers: BTreeMap<String, u64>,
+    /// The revision of each writer's last write to this object (for lost deletes), sorted by
+    /// writer (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md).
+    writers: Vec<(String, u64)>,
 }
 
 impl Hash for Entry {

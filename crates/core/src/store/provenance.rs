@@ -157,15 +157,15 @@ fn fresh(actor: &Actor, revision: u64) -> Provenance {
 
 /// The update a delete loses, if any (see the module docs).
 pub(crate) fn lost_on_delete(
-    writers: &BTreeMap<String, u64>,
+    writers: &[(String, u64)],
     actor: &Actor,
     revision: u64,
     object: &str,
 ) -> Option<LostUpdate> {
     writers
         .iter()
-        .filter(|(w, r)| **w != actor.name && **r > actor.base_revision)
-        .max_by_key(|(_, r)| **r)
+        .filter(|(w, r)| *w != actor.name && *r > actor.base_revision)
+        .max_by_key(|(_, r)| *r)
         .map(|(w, r)| LostUpdate {
             object: object.to_string(),
             path: String::new(),
