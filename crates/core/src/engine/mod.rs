@@ -180,7 +180,7 @@ pub struct ClientState {
     pub backoff_pending: bool,
     pub vars: BTreeMap<String, Var>,
     /// The latest revision of each object this client has observed in a response.
-    pub observed: BTreeMap<ObjectRef, u64>,
+    pub observed: Revisions,
     /// Virtual nanoseconds at which the client may run again.
     pub ready_at: u64,
     /// The largest attempt number any of its retry blocks reached (1 without retries).
@@ -273,6 +273,22 @@ pub struct StepRecord {
     pub finished: Option<ClientOutcome>,
 }
 
+/// A revision per object, sorted by object (a sorted `Vec` rather than one more `BTreeMap` type
+/// in the page: docs/size.md).
+pub type Revisions = Vec<(ObjectRef, u64)>;
+
+fn revision_in(revisions: &[(ObjectRef, u64)], target: &ObjectRef) -> Option<u64> {
+    let i = revisions.binary_search_by(|r| r.0.cmp(target)).ok()?;
+    Some(revisions[i].1)
+}
+
+fn set_revision(revisions: &mut Revisions, target: &ObjectRef, revision: u64) {
+    match revisions.binary_search_by(|r| r.0.cmp(target)) {
+        Ok(i) => revisions[i].1 = revision,
+        Err(i) => revisions.insert(i, (target.clone(), revision)),
+    }
+}
+
 /// The state of a run.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct World {
@@ -284,7 +300,7 @@ pub struct World {
     /// Every lost update accepted so far, in order.
     pub lost_updates: Vec<LostUpdate>,
     /// Each setup object's revision at the end of setup (every client's starting knowledge).
-    pub setup_revisions: BTreeMap<ObjectRef, u64>,
+    pub setup_revisions: Revisions,
     /// Which kind of write made each client-written revision, sorted by revision (a sorted
     /// `Vec` rather than one more `BTreeMap` type in the page: docs/size.md); read it with
     /// [`World::write_verb`].
@@ -446,7 +462,7 @@ impl World {
             clock_nanos: 0,
             rng: Rng::new(seed),
             lost_updates: Vec::new(),
-            setup_revisions: BTreeMap::new(),
+            setup_revisions: Vec::new(),
             write_verbs: Vec::new(),
         };
         let no_vars = BTreeMap::new();
@@ -491,7 +507,7 @@ impl World {
                 return Err(fail(format!("{}: {}", f.label(), f.message)));
             }
             if let Some(r) = out.revision.or_else(|| body_revision(&out.response.body)) {
-                world.setup_revisions.insert(obj.target.clone(), r);
+                set_revision(&mut world.setup_revisions, &obj.target, r);
                 world.record_write(r, Verb::Setup);
             }
         }
@@ -503,7 +519,7 @@ impl World {
                 }],
                 backoff_pending: false,
                 vars: BTreeMap::new(),
-                observed: BTreeMap::new(),
+                observed: Vec::new(),
                 ready_at: 0,
                 attempts: 1,
                 outcome: None,
@@ -612,8 +628,8 @@ impl World {
     pub fn observed_revision(&self, client: u32, target: &ObjectRef) -> u64 {
         self.clients
             .get(client as usize)
-            .and_then(|c| c.observed.get(target).copied())
-            .or_else(|| self.setup_revisions.get(target).copied())
+            .and_then(|c| revision_in(&c.observed, target))
+            .or_else(|| revision_in(&self.setup_revisions, target))
             .unwrap_or(0)
     }
 
@@ -1162,7 +1178,7 @@ impl World {
         {
             let c = &mut self.clients[client as usize];
             if let Some(r) = observed {
-                c.observed.insert(target.clone(), r);
+                set_revision(&mut c.observed, &target, r);
             }
             if ok {
                 if let (Some(var), true) = (&var, response.body.is_object()) {
