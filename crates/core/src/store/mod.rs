@@ -184,7 +184,8 @@ struct Entry {
     /// The object exactly as GET returns it (managedFields rendered).
     object: Value,
     managers: Vec<fields::Manager>,
-    provenance: BTreeMap<String, Provenance>,
+    /// Sorted by path (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md).
+    provenance: Vec<(String, Provenance)>,
     /// The revision of each writer's last write to this object (for lost deletes), sorted by
     /// writer (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md).
     writers: Vec<(String, u64)>,
@@ -274,8 +275,14 @@ impl Store {
         self.events.clear();
     }
 
-    /// Who set each tracked leaf of an object, by scenario-language path (see `provenance`).
-    pub fn provenance(&self, r: &ObjectRef) -> Option<&BTreeMap<String, Provenance>> {
-        self.objects.get(r).map(|e| &e.provenance)
+    /// Who set each tracked leaf of an object, by scenario-language path (see `provenance`),
+    /// sorted by path.
+    pub fn provenance(&self, r: &ObjectRef) -> Option<&[(String, Provenance)]> {
+        self.objects.get(r).map(|e| e.provenance.as_slice())
+    }
+
+    /// Who set the leaf at `path` (scenario-language syntax) of an object.
+    pub fn provenance_at(&self, r: &ObjectRef, path: &str) -> Option<&Provenance> {
+        provenance::find(self.provenance(r)?, path)
     }
 }

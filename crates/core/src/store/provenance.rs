@@ -18,7 +18,6 @@
 
 use super::{Actor, LostUpdate, Provenance};
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 const UNTRACKED_META: &[&str] = &[
     "name",
@@ -55,9 +54,10 @@ pub fn join_path(base: &str, key: &str) -> String {
 /// distinct keys make distinct paths, so no path repeats).
 type Leaves = Vec<(String, Value)>;
 
-fn find<'a>(leaves: &'a Leaves, path: &str) -> Option<&'a Value> {
-    let i = leaves.binary_search_by(|l| l.0.as_str().cmp(path)).ok()?;
-    Some(&leaves[i].1)
+/// The entry for `path` in a list sorted by path.
+pub(crate) fn find<'a, T>(list: &'a [(String, T)], path: &str) -> Option<&'a T> {
+    let i = list.binary_search_by(|l| l.0.as_str().cmp(path)).ok()?;
+    Some(&list[i].1)
 }
 
 fn collect(v: &Value, path: String, out: &mut Leaves) {
@@ -98,19 +98,20 @@ pub(crate) fn leaves(obj: &Value) -> Leaves {
 
 /// Provenance after a write of `new` over `old`, and the updates that write lost.
 pub(crate) fn track(
-    prov: &BTreeMap<String, Provenance>,
+    prov: &[(String, Provenance)],
     old: Option<&Value>,
     new: &Value,
     actor: &Actor,
     revision: u64,
     object: &str,
-) -> (BTreeMap<String, Provenance>, Vec<LostUpdate>) {
+) -> (Vec<(String, Provenance)>, Vec<LostUpdate>) {
     let before = old.map(leaves).unwrap_or_default();
     let after = leaves(new);
     let mut lost = Vec::new();
-    let mut out = BTreeMap::new();
+    // Filled in `after`'s order: sorted by path.
+    let mut out = Vec::new();
     let mut check = |path: &str| {
-        if let Some(p) = prov.get(path) {
+        if let Some(p) = find(prov, path) {
             if p.writer != actor.name && p.revision > actor.base_revision {
                 lost.push(LostUpdate {
                     object: object.to_string(),
@@ -127,16 +128,16 @@ pub(crate) fn track(
     for (path, v) in &after {
         match find(&before, path) {
             Some(old_v) if old_v == v => {
-                if let Some(p) = prov.get(path) {
-                    out.insert(path.clone(), p.clone());
+                if let Some(p) = find(prov, path) {
+                    out.push((path.clone(), p.clone()));
                 }
             }
             Some(_) => {
                 check(path);
-                out.insert(path.clone(), fresh(actor, revision));
+                out.push((path.clone(), fresh(actor, revision)));
             }
             None => {
-                out.insert(path.clone(), fresh(actor, revision));
+                out.push((path.clone(), fresh(actor, revision)));
             }
         }
     }
