@@ -5,7 +5,6 @@ use crate::engine::{expr, ClientOutcome, RunError, StepRecord, World, MAX_STEPS}
 use crate::lang::ast::{ExpectKind, Scenario};
 use crate::schedule::{format_token, parse_token};
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 /// A run keeps the world after every this many steps; any other world is rebuilt from the
 /// checkpoint before it by replaying at most `CHECKPOINT_EVERY - 1` steps.
@@ -229,7 +228,7 @@ pub fn check_expectations(scenario: &Scenario, world: &World) -> Vec<Expectation
                     equal,
                     value,
                 } => {
-                    let want = expr::eval(value, &BTreeMap::new());
+                    let want = expr::eval(value, &crate::engine::Vars::default());
                     match (world.store.get(target), want) {
                         (_, Err(err)) => (false, format!("cannot evaluate the expected value: {err}")),
                         (None, Ok(_)) => (false, format!("{target} does not exist")),

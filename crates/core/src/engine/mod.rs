@@ -23,7 +23,6 @@ use crate::store::{
     Actor, Env, LostUpdate, Method, ObjectRef, Outcome, Request, Resource, Response, Store,
 };
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 use std::fmt;
 
 pub use narrate::{fmt_duration, lost_sentence, verb_noun};
@@ -178,7 +177,7 @@ pub struct ClientState {
     pub frames: Vec<Frame>,
     /// The next step is the backoff sleep of the innermost retry block.
     pub backoff_pending: bool,
-    pub vars: BTreeMap<String, Var>,
+    pub vars: Vars,
     /// The latest revision of each object this client has observed in a response.
     pub observed: Revisions,
     /// Virtual nanoseconds at which the client may run again.
@@ -271,6 +270,47 @@ pub struct StepRecord {
     pub sleep_nanos: Option<u64>,
     /// Set when the client finished with this step.
     pub finished: Option<ClientOutcome>,
+}
+
+/// A client's variables by name, sorted by name (a sorted `Vec` rather than one more `BTreeMap`
+/// type in the page: docs/size.md).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Vars(Vec<(String, Var)>);
+
+impl Vars {
+    fn find(&self, name: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|v| v.0.as_str().cmp(name))
+    }
+
+    /// The variable `name`.
+    pub fn get(&self, name: &str) -> Option<&Var> {
+        let i = self.find(name).ok()?;
+        Some(&self.0[i].1)
+    }
+
+    /// The variable `name`, to change it.
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Var> {
+        let i = self.find(name).ok()?;
+        Some(&mut self.0[i].1)
+    }
+
+    /// Sets (or replaces) the variable `name`.
+    pub fn insert(&mut self, name: String, var: Var) {
+        match self.find(&name) {
+            Ok(i) => self.0[i].1 = var,
+            Err(i) => self.0.insert(i, (name, var)),
+        }
+    }
+
+    /// The variables, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Var)> {
+        self.0.iter().map(|(n, v)| (n, v))
+    }
+
+    /// Forgets every variable.
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
 }
 
 /// A revision per object, sorted by object (a sorted `Vec` rather than one more `BTreeMap` type
@@ -465,7 +505,7 @@ impl World {
             setup_revisions: Vec::new(),
             write_verbs: Vec::new(),
         };
-        let no_vars = BTreeMap::new();
+        let no_vars = Vars::default();
         for obj in &scenario.objects {
             let fail = |message: String| RunError::Setup {
                 object: obj.target.to_string(),
@@ -518,7 +558,7 @@ impl World {
                     retry: None,
                 }],
                 backoff_pending: false,
-                vars: BTreeMap::new(),
+                vars: Vars::default(),
                 observed: Vec::new(),
                 ready_at: 0,
                 attempts: 1,
