@@ -32,7 +32,6 @@
 use crate::json::hash_value;
 use crate::rng::Rng;
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
 mod fields;
@@ -207,8 +206,45 @@ pub struct Store {
     revision: u64,
     /// The lowest revision the next write may take (`advance_to`).
     next_floor: u64,
-    objects: BTreeMap<ObjectRef, Entry>,
+    objects: Objects,
     events: Vec<WatchEvent>,
+}
+
+/// The stored objects by reference, sorted by reference: a sorted `Vec` with the few map
+/// methods the store uses, rather than one more `BTreeMap` type in the page (docs/size.md).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+struct Objects(Vec<(ObjectRef, Entry)>);
+
+impl Objects {
+    fn find(&self, r: &ObjectRef) -> Result<usize, usize> {
+        self.0.binary_search_by(|e| e.0.cmp(r))
+    }
+
+    fn get(&self, r: &ObjectRef) -> Option<&Entry> {
+        let i = self.find(r).ok()?;
+        Some(&self.0[i].1)
+    }
+
+    fn contains_key(&self, r: &ObjectRef) -> bool {
+        self.find(r).is_ok()
+    }
+
+    fn insert(&mut self, r: ObjectRef, e: Entry) {
+        match self.find(&r) {
+            Ok(i) => self.0[i].1 = e,
+            Err(i) => self.0.insert(i, (r, e)),
+        }
+    }
+
+    fn remove(&mut self, r: &ObjectRef) {
+        if let Ok(i) = self.find(r) {
+            self.0.remove(i);
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&ObjectRef, &Entry)> {
+        self.0.iter().map(|(r, e)| (r, e))
+    }
 }
 
 impl Store {
