@@ -636,7 +636,8 @@ pub(crate) fn fields_v1(set: &FieldSet) -> Value {
     #[derive(Default)]
     struct Trie {
         member: bool,
-        children: BTreeMap<PathElement, Trie>,
+        /// Sorted by element (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md).
+        children: Vec<(PathElement, Trie)>,
     }
     fn render(t: &Trie) -> Value {
         let mut m = Map::new();
@@ -656,7 +657,14 @@ pub(crate) fn fields_v1(set: &FieldSet) -> Value {
     for p in set {
         let mut t = &mut root;
         for pe in p {
-            t = t.children.entry(pe.clone()).or_default();
+            let i = match t.children.binary_search_by(|c| c.0.cmp(pe)) {
+                Ok(i) => i,
+                Err(i) => {
+                    t.children.insert(i, (pe.clone(), Trie::default()));
+                    i
+                }
+            };
+            t = &mut t.children[i].1;
         }
         t.member = true;
     }
