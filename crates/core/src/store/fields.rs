@@ -26,7 +26,7 @@
 use super::status;
 use super::{Resource, Response};
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// One step of a field path.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -181,19 +181,19 @@ fn walk(
     path: &mut FieldPath,
     spath: &mut Vec<String>,
     parent_is_map: bool,
-    out: &mut BTreeMap<FieldPath, Node>,
+    out: &mut Nodes,
 ) {
     match v {
         Value::Object(m) if !m.is_empty() => {
             let is_map = shape(res, spath, false) == Shape::Map;
-            out.insert(
+            out.push((
                 path.clone(),
                 Node {
                     value: None,
                     whole: is_map,
                     apply_member: parent_is_map,
                 },
-            );
+            ));
             for (k, c) in m {
                 path.push(PathElement::Field(k.clone()));
                 spath.push(k.clone());
@@ -209,25 +209,25 @@ fn walk(
             };
             match keyed {
                 Some(keys) if !items.is_empty() => {
-                    out.insert(
+                    out.push((
                         path.clone(),
                         Node {
                             value: None,
                             whole: false,
                             apply_member: parent_is_map,
                         },
-                    );
+                    ));
                     for (key, item) in keys.into_iter().zip(items) {
                         path.push(PathElement::Key(key));
                         spath.push("[]".into());
-                        out.insert(
+                        out.push((
                             path.clone(),
                             Node {
                                 value: None,
                                 whole: true,
                                 apply_member: true,
                             },
-                        );
+                        ));
                         if let Some(m) = item.as_object() {
                             for (k, c) in m {
                                 path.push(PathElement::Field(k.clone()));
@@ -248,21 +248,21 @@ fn walk(
     }
 }
 
-fn leaf(v: &Value, path: &FieldPath, out: &mut BTreeMap<FieldPath, Node>) {
-    out.insert(
+fn leaf(v: &Value, path: &FieldPath, out: &mut Nodes) {
+    out.push((
         path.clone(),
         Node {
             value: Some(v.clone()),
             whole: false,
             apply_member: true,
         },
-    );
+    ));
 }
 
 /// Every tracked node of an object (system metadata, `kind`, `apiVersion` and a Deployment's
 /// `status` are not tracked).
-fn nodes(res: &Resource, obj: &Value) -> BTreeMap<FieldPath, Node> {
-    let mut out = BTreeMap::new();
+fn nodes(res: &Resource, obj: &Value) -> Nodes {
+    let mut out = Vec::new();
     let Some(o) = obj.as_object() else {
         return out;
     };
@@ -292,7 +292,24 @@ fn nodes(res: &Resource, obj: &Value) -> BTreeMap<FieldPath, Node> {
             }
         }
     }
+    crate::sort::sort_by(&mut out, |a, b| a.0.cmp(&b.0));
+    // A path met twice (list items with the same key): the later node wins, as in a map.
+    out.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            std::mem::swap(later, kept);
+        }
+        same
+    });
     out
+}
+
+/// Nodes by path, sorted by path (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md).
+type Nodes = Vec<(FieldPath, Node)>;
+
+fn node<'a>(nodes: &'a Nodes, p: &FieldPath) -> Option<&'a Node> {
+    let i = nodes.binary_search_by(|n| n.0.cmp(p)).ok()?;
+    Some(&nodes[i].1)
 }
 
 /// The field set an applied configuration owns.
@@ -315,7 +332,7 @@ fn compare(res: &Resource, old: Option<&Value>, new: &Value) -> (FieldSet, Field
     let mut changed = FieldSet::new();
     let mut removed = FieldSet::new();
     for (p, n) in &nn {
-        match on.get(p) {
+        match node(&on, p) {
             None => {
                 if n.value.is_some() || n.whole {
                     changed.insert(p.clone());
@@ -329,7 +346,7 @@ fn compare(res: &Resource, old: Option<&Value>, new: &Value) -> (FieldSet, Field
         }
     }
     for (p, o) in &on {
-        if !nn.contains_key(p) && (o.value.is_some() || o.whole) {
+        if node(&nn, p).is_none() && (o.value.is_some() || o.whole) {
             removed.insert(p.clone());
         }
     }
@@ -339,7 +356,7 @@ fn compare(res: &Resource, old: Option<&Value>, new: &Value) -> (FieldSet, Field
 fn finish(res: &Resource, obj: &Value, mut managers: Vec<Manager>) -> Vec<Manager> {
     let present = nodes(res, obj);
     for m in &mut managers {
-        m.set.retain(|p| present.contains_key(p));
+        m.set.retain(|p| node(&present, p).is_some());
     }
     managers.retain(|m| !m.set.is_empty());
     managers
@@ -720,6 +737,23 @@ mod tests {
     fn deploy() -> Value {
         json!({"metadata": {"name": "web", "labels": {"app": "web"}},
                "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "app", "image": "a:1"}]}}}})
+    }
+
+    #[test]
+    fn nodes_are_sorted_and_a_repeated_path_keeps_the_later_node() {
+        let d = json!({"spec": {"template": {"spec": {"containers": [
+            {"name": "app", "image": "a:1"}, {"name": "app", "image": "a:2"}]}}}});
+        let ns = nodes(&Resource::Deployment, &d);
+        assert!(ns.windows(2).all(|w| w[0].0 < w[1].0), "sorted, no repeats");
+        let image: FieldPath = ["spec", "template", "spec", "containers"]
+            .iter()
+            .map(|f| PathElement::Field(f.to_string()))
+            .chain([
+                PathElement::Key(list_key(&json!({"name": "app"}), "name").unwrap()),
+                PathElement::Field("image".into()),
+            ])
+            .collect();
+        assert_eq!(node(&ns, &image).unwrap().value, Some(json!("a:2")));
     }
 
     #[test]
