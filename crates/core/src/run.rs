@@ -5,7 +5,6 @@ use crate::engine::{expr, Action, ClientOutcome, RunError, StepRecord, World, MA
 use crate::lang::ast::{ExpectKind, Expectation, Scenario};
 use crate::schedule::{format_token, parse_token};
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 /// A run keeps the world after every this many steps; any other world is rebuilt from the
 /// checkpoint before it by replaying at most `CHECKPOINT_EVERY - 1` steps.
@@ -259,11 +258,7 @@ pub fn check_expectations(scenario: &Scenario, world: &World) -> Vec<Expectation
                     } else {
                         let l = &world.lost_updates;
                         let first = &l[0];
-                        let verb = world
-                            .write_verbs
-                            .get(&first.revision)
-                            .copied()
-                            .unwrap_or(crate::engine::Verb::Update);
+                        let verb = world.write_verb(first.revision);
                         (
                             false,
                             format!(
@@ -280,7 +275,7 @@ pub fn check_expectations(scenario: &Scenario, world: &World) -> Vec<Expectation
                     equal,
                     value,
                 } => {
-                    let want = expr::eval(value, &BTreeMap::new());
+                    let want = expr::eval(value, &crate::engine::Vars::default());
                     match (world.store.get(target), want) {
                         (_, Err(err)) => (false, format!("cannot evaluate the expected value: {err}")),
                         (None, Ok(_)) => (false, format!("{target} does not exist")),

@@ -16,10 +16,9 @@
 //! standard DEFLATE, so links made by earlier releases (with miniz_oxide) still open, and any
 //! inflater reads ours; a fraction of miniz_oxide's size in the page (docs/size.md).
 
+mod b64;
 mod deflate;
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
 use std::fmt;
 
 /// The longest fragment accepted, in bytes.
@@ -80,7 +79,7 @@ impl ShareState {
             Source::Text(text) => {
                 let packed = deflate::deflate(text.as_bytes());
                 out.push_str("&z=");
-                out.push_str(&URL_SAFE_NO_PAD.encode(packed));
+                out.push_str(&b64::encode(&packed));
             }
         }
         if !self.token.is_empty() {
@@ -183,9 +182,7 @@ fn number<T: std::str::FromStr>(field: &'static str, value: &str) -> Result<T, S
 }
 
 fn inflate(value: &str) -> Result<String, ShareError> {
-    let packed = URL_SAFE_NO_PAD
-        .decode(value)
-        .map_err(|_| ShareError::Corrupt)?;
+    let packed = b64::decode(value).ok_or(ShareError::Corrupt)?;
     let bytes = deflate::inflate(&packed, MAX_TEXT_BYTES).map_err(|e| match e {
         deflate::InflateError::TooLarge => ShareError::TextTooLarge,
         deflate::InflateError::Corrupt => ShareError::Corrupt,

@@ -473,14 +473,7 @@ pub fn world_view(scenario: &Scenario, world: &World) -> WorldView {
         lost_updates: world
             .lost_updates
             .iter()
-            .map(|l| {
-                let verb = world
-                    .write_verbs
-                    .get(&l.revision)
-                    .copied()
-                    .unwrap_or(Verb::Update);
-                crate::engine::lost_sentence(l, verb)
-            })
+            .map(|l| crate::engine::lost_sentence(l, world.write_verb(l.revision)))
             .collect(),
         finished: world.is_finished(),
     }

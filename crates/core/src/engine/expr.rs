@@ -1,10 +1,9 @@
 //! Expressions and paths of the scenario language (scenario-language.md §4, "Expressions"):
 //! evaluation against a client's variables, reading and writing paths inside JSON values.
 
-use super::Var;
+use super::Vars;
 use crate::lang::ast::{BinOp, Expr, ExprKind, PathSeg};
 use serde_json::{Map, Number, Value};
-use std::collections::BTreeMap;
 
 /// Formats a path in scenario syntax: `data.key`, `data["app.properties"]`, `items[0]`.
 pub fn path_text(path: &[PathSeg]) -> String {
@@ -210,7 +209,7 @@ fn step_mut<'v>(
 }
 
 /// Evaluates an expression against a client's variables.
-pub fn eval(expr: &Expr, vars: &BTreeMap<String, Var>) -> Result<Value, String> {
+pub fn eval(expr: &Expr, vars: &Vars) -> Result<Value, String> {
     match &expr.kind {
         ExprKind::Literal(v) => Ok(v.clone()),
         ExprKind::Var { name, path } => {

@@ -23,7 +23,6 @@ use crate::store::{
     Actor, Env, LostUpdate, Method, ObjectRef, Outcome, Request, Resource, Response, Store,
 };
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 use std::fmt;
 
 pub use narrate::{fmt_duration, lost_sentence, verb_noun};
@@ -178,9 +177,9 @@ pub struct ClientState {
     pub frames: Vec<Frame>,
     /// The next step is the backoff sleep of the innermost retry block.
     pub backoff_pending: bool,
-    pub vars: BTreeMap<String, Var>,
+    pub vars: Vars,
     /// The latest revision of each object this client has observed in a response.
-    pub observed: BTreeMap<ObjectRef, u64>,
+    pub observed: Revisions,
     /// Virtual nanoseconds at which the client may run again.
     pub ready_at: u64,
     /// The largest attempt number any of its retry blocks reached (1 without retries).
@@ -273,6 +272,63 @@ pub struct StepRecord {
     pub finished: Option<ClientOutcome>,
 }
 
+/// A client's variables by name, sorted by name (a sorted `Vec` rather than one more `BTreeMap`
+/// type in the page: docs/size.md).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Vars(Vec<(String, Var)>);
+
+impl Vars {
+    fn find(&self, name: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|v| v.0.as_str().cmp(name))
+    }
+
+    /// The variable `name`.
+    pub fn get(&self, name: &str) -> Option<&Var> {
+        let i = self.find(name).ok()?;
+        Some(&self.0[i].1)
+    }
+
+    /// The variable `name`, to change it.
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Var> {
+        let i = self.find(name).ok()?;
+        Some(&mut self.0[i].1)
+    }
+
+    /// Sets (or replaces) the variable `name`.
+    pub fn insert(&mut self, name: String, var: Var) {
+        match self.find(&name) {
+            Ok(i) => self.0[i].1 = var,
+            Err(i) => self.0.insert(i, (name, var)),
+        }
+    }
+
+    /// The variables, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Var)> {
+        self.0.iter().map(|(n, v)| (n, v))
+    }
+
+    /// Forgets every variable.
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
+/// A revision per object, sorted by object (a sorted `Vec` rather than one more `BTreeMap` type
+/// in the page: docs/size.md).
+pub type Revisions = Vec<(ObjectRef, u64)>;
+
+fn revision_in(revisions: &[(ObjectRef, u64)], target: &ObjectRef) -> Option<u64> {
+    let i = revisions.binary_search_by(|r| r.0.cmp(target)).ok()?;
+    Some(revisions[i].1)
+}
+
+fn set_revision(revisions: &mut Revisions, target: &ObjectRef, revision: u64) {
+    match revisions.binary_search_by(|r| r.0.cmp(target)) {
+        Ok(i) => revisions[i].1 = revision,
+        Err(i) => revisions.insert(i, (target.clone(), revision)),
+    }
+}
+
 /// The state of a run.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct World {
@@ -284,9 +340,11 @@ pub struct World {
     /// Every lost update accepted so far, in order.
     pub lost_updates: Vec<LostUpdate>,
     /// Each setup object's revision at the end of setup (every client's starting knowledge).
-    pub setup_revisions: BTreeMap<ObjectRef, u64>,
-    /// Which kind of write made each client-written revision.
-    pub write_verbs: BTreeMap<u64, Verb>,
+    pub setup_revisions: Revisions,
+    /// Which kind of write made each client-written revision, sorted by revision (a sorted
+    /// `Vec` rather than one more `BTreeMap` type in the page: docs/size.md); read it with
+    /// [`World::write_verb`].
+    pub write_verbs: Vec<(u64, Verb)>,
 }
 
 /// Go's `Jitter(d, maxFactor)`: `d + time.Duration(rand.Float64()*maxFactor*float64(d))`.
@@ -444,10 +502,10 @@ impl World {
             clock_nanos: 0,
             rng: Rng::new(seed),
             lost_updates: Vec::new(),
-            setup_revisions: BTreeMap::new(),
-            write_verbs: BTreeMap::new(),
+            setup_revisions: Vec::new(),
+            write_verbs: Vec::new(),
         };
-        let no_vars = BTreeMap::new();
+        let no_vars = Vars::default();
         for obj in &scenario.objects {
             let fail = |message: String| RunError::Setup {
                 object: obj.target.to_string(),
@@ -489,8 +547,8 @@ impl World {
                 return Err(fail(format!("{}: {}", f.label(), f.message)));
             }
             if let Some(r) = out.revision.or_else(|| body_revision(&out.response.body)) {
-                world.setup_revisions.insert(obj.target.clone(), r);
-                world.write_verbs.insert(r, Verb::Setup);
+                set_revision(&mut world.setup_revisions, &obj.target, r);
+                world.record_write(r, Verb::Setup);
             }
         }
         for _ in &scenario.clients {
@@ -500,8 +558,8 @@ impl World {
                     retry: None,
                 }],
                 backoff_pending: false,
-                vars: BTreeMap::new(),
-                observed: BTreeMap::new(),
+                vars: Vars::default(),
+                observed: Vec::new(),
                 ready_at: 0,
                 attempts: 1,
                 outcome: None,
@@ -590,13 +648,28 @@ impl World {
         }
     }
 
+    /// Which kind of write made `revision` (`Update` when no client write made it).
+    pub fn write_verb(&self, revision: u64) -> Verb {
+        match self.write_verbs.binary_search_by_key(&revision, |w| w.0) {
+            Ok(i) => self.write_verbs[i].1,
+            Err(_) => Verb::Update,
+        }
+    }
+
+    fn record_write(&mut self, revision: u64, verb: Verb) {
+        match self.write_verbs.binary_search_by_key(&revision, |w| w.0) {
+            Ok(i) => self.write_verbs[i].1 = verb,
+            Err(i) => self.write_verbs.insert(i, (revision, verb)),
+        }
+    }
+
     /// The latest revision of `target` the client has observed (§6 base), falling back to the
     /// end-of-setup revision (common knowledge), else 0.
     pub fn observed_revision(&self, client: u32, target: &ObjectRef) -> u64 {
         self.clients
             .get(client as usize)
-            .and_then(|c| c.observed.get(target).copied())
-            .or_else(|| self.setup_revisions.get(target).copied())
+            .and_then(|c| revision_in(&c.observed, target))
+            .or_else(|| revision_in(&self.setup_revisions, target))
             .unwrap_or(0)
     }
 
@@ -1137,7 +1210,7 @@ impl World {
         } = self.store.handle(&request, &actor, &mut env);
         let ok = (200..300).contains(&response.code);
         if let Some(r) = revision {
-            self.write_verbs.insert(r, verb);
+            self.record_write(r, verb);
         }
         self.lost_updates.extend(lost_updates.iter().cloned());
         let after = self.store.get(&target).and_then(body_revision);
@@ -1145,7 +1218,7 @@ impl World {
         {
             let c = &mut self.clients[client as usize];
             if let Some(r) = observed {
-                c.observed.insert(target.clone(), r);
+                set_revision(&mut c.observed, &target, r);
             }
             if ok {
                 if let (Some(var), true) = (&var, response.body.is_object()) {

@@ -96,11 +96,7 @@ fn movers(w: &World, target: &ObjectRef, since: u64) -> Option<String> {
         .iter()
         .filter(|e| e.object == key && e.revision > since)
         .map(|e| {
-            let verb = w
-                .write_verbs
-                .get(&e.revision)
-                .copied()
-                .unwrap_or(Verb::Update);
+            let verb = w.write_verb(e.revision);
             format!("{}'s {}", e.writer, verb_noun(verb))
         })
         .collect();

@@ -366,7 +366,7 @@ fn leaves(v: &Value, path: &mut String, out: &mut Vec<(String, String)>) {
 fn describe_object(
     name: &str,
     obj: &Value,
-    provenance: Option<&std::collections::BTreeMap<String, crate::store::Provenance>>,
+    provenance: Option<&[(String, crate::store::Provenance)]>,
 ) -> String {
     let mut fields = Vec::new();
     if let Value::Object(m) = obj {
@@ -384,8 +384,8 @@ fn describe_object(
         .into_iter()
         .map(|(path, value)| {
             match provenance
-                .and_then(|p| p.get(&path))
-                .map(|p| p.writer.as_str())
+                .and_then(|p| p.iter().find(|p| p.0 == path))
+                .map(|p| p.1.writer.as_str())
             {
                 Some(w) if w != crate::engine::SETUP_ACTOR => format!("{path}={value} by {w}"),
                 _ => format!("{path}={value}"),

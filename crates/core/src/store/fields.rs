@@ -26,7 +26,6 @@
 use super::status;
 use super::{Resource, Response};
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, BTreeSet};
 
 /// One step of a field path.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -38,7 +37,58 @@ pub(crate) enum PathElement {
 }
 
 pub(crate) type FieldPath = Vec<PathElement>;
-pub(crate) type FieldSet = BTreeSet<FieldPath>;
+/// A set of paths kept as a sorted `Vec` with the few set methods used here, rather than one
+/// more `BTreeSet` type in the page (docs/size.md). Iteration is in sorted order, as a set's.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub(crate) struct FieldSet(Vec<FieldPath>);
+
+impl FieldSet {
+    pub(crate) fn new() -> FieldSet {
+        FieldSet(Vec::new())
+    }
+
+    fn find(&self, p: &FieldPath) -> Result<usize, usize> {
+        self.0.binary_search(p)
+    }
+
+    pub(crate) fn insert(&mut self, p: FieldPath) {
+        if let Err(i) = self.find(&p) {
+            self.0.insert(i, p);
+        }
+    }
+
+    pub(crate) fn contains(&self, p: &FieldPath) -> bool {
+        self.find(p).is_ok()
+    }
+
+    pub(crate) fn retain(&mut self, keep: impl FnMut(&FieldPath) -> bool) {
+        self.0.retain(keep);
+    }
+
+    pub(crate) fn extend(&mut self, other: FieldSet) {
+        for p in other.0 {
+            self.insert(p);
+        }
+    }
+
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, FieldPath> {
+        self.0.iter()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The paths of `self` not in `other`, in order.
+    fn difference<'a>(&'a self, other: &'a FieldSet) -> impl Iterator<Item = &'a FieldPath> {
+        self.iter().filter(|p| !other.contains(p))
+    }
+
+    /// The paths in both, in order.
+    fn intersection<'a>(&'a self, other: &'a FieldSet) -> impl Iterator<Item = &'a FieldPath> {
+        self.iter().filter(|p| other.contains(p))
+    }
+}
 
 /// `Apply` or `Update`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -181,19 +231,19 @@ fn walk(
     path: &mut FieldPath,
     spath: &mut Vec<String>,
     parent_is_map: bool,
-    out: &mut BTreeMap<FieldPath, Node>,
+    out: &mut Nodes,
 ) {
     match v {
         Value::Object(m) if !m.is_empty() => {
             let is_map = shape(res, spath, false) == Shape::Map;
-            out.insert(
+            out.push((
                 path.clone(),
                 Node {
                     value: None,
                     whole: is_map,
                     apply_member: parent_is_map,
                 },
-            );
+            ));
             for (k, c) in m {
                 path.push(PathElement::Field(k.clone()));
                 spath.push(k.clone());
@@ -209,25 +259,25 @@ fn walk(
             };
             match keyed {
                 Some(keys) if !items.is_empty() => {
-                    out.insert(
+                    out.push((
                         path.clone(),
                         Node {
                             value: None,
                             whole: false,
                             apply_member: parent_is_map,
                         },
-                    );
+                    ));
                     for (key, item) in keys.into_iter().zip(items) {
                         path.push(PathElement::Key(key));
                         spath.push("[]".into());
-                        out.insert(
+                        out.push((
                             path.clone(),
                             Node {
                                 value: None,
                                 whole: true,
                                 apply_member: true,
                             },
-                        );
+                        ));
                         if let Some(m) = item.as_object() {
                             for (k, c) in m {
                                 path.push(PathElement::Field(k.clone()));
@@ -248,21 +298,21 @@ fn walk(
     }
 }
 
-fn leaf(v: &Value, path: &FieldPath, out: &mut BTreeMap<FieldPath, Node>) {
-    out.insert(
+fn leaf(v: &Value, path: &FieldPath, out: &mut Nodes) {
+    out.push((
         path.clone(),
         Node {
             value: Some(v.clone()),
             whole: false,
             apply_member: true,
         },
-    );
+    ));
 }
 
 /// Every tracked node of an object (system metadata, `kind`, `apiVersion` and a Deployment's
 /// `status` are not tracked).
-fn nodes(res: &Resource, obj: &Value) -> BTreeMap<FieldPath, Node> {
-    let mut out = BTreeMap::new();
+fn nodes(res: &Resource, obj: &Value) -> Nodes {
+    let mut out = Vec::new();
     let Some(o) = obj.as_object() else {
         return out;
     };
@@ -292,7 +342,24 @@ fn nodes(res: &Resource, obj: &Value) -> BTreeMap<FieldPath, Node> {
             }
         }
     }
+    crate::sort::sort_by(&mut out, |a, b| a.0.cmp(&b.0));
+    // A path met twice (list items with the same key): the later node wins, as in a map.
+    out.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            std::mem::swap(later, kept);
+        }
+        same
+    });
     out
+}
+
+/// Nodes by path, sorted by path (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md).
+type Nodes = Vec<(FieldPath, Node)>;
+
+fn node<'a>(nodes: &'a Nodes, p: &FieldPath) -> Option<&'a Node> {
+    let i = nodes.binary_search_by(|n| n.0.cmp(p)).ok()?;
+    Some(&nodes[i].1)
 }
 
 /// The field set an applied configuration owns.
@@ -315,7 +382,7 @@ fn compare(res: &Resource, old: Option<&Value>, new: &Value) -> (FieldSet, Field
     let mut changed = FieldSet::new();
     let mut removed = FieldSet::new();
     for (p, n) in &nn {
-        match on.get(p) {
+        match node(&on, p) {
             None => {
                 if n.value.is_some() || n.whole {
                     changed.insert(p.clone());
@@ -329,7 +396,7 @@ fn compare(res: &Resource, old: Option<&Value>, new: &Value) -> (FieldSet, Field
         }
     }
     for (p, o) in &on {
-        if !nn.contains_key(p) && (o.value.is_some() || o.whole) {
+        if node(&nn, p).is_none() && (o.value.is_some() || o.whole) {
             removed.insert(p.clone());
         }
     }
@@ -339,7 +406,7 @@ fn compare(res: &Resource, old: Option<&Value>, new: &Value) -> (FieldSet, Field
 fn finish(res: &Resource, obj: &Value, mut managers: Vec<Manager>) -> Vec<Manager> {
     let present = nodes(res, obj);
     for m in &mut managers {
-        m.set.retain(|p| present.contains_key(p));
+        m.set.retain(|p| node(&present, p).is_some());
     }
     managers.retain(|m| !m.set.is_empty());
     managers
@@ -636,7 +703,8 @@ pub(crate) fn fields_v1(set: &FieldSet) -> Value {
     #[derive(Default)]
     struct Trie {
         member: bool,
-        children: BTreeMap<PathElement, Trie>,
+        /// Sorted by element (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md).
+        children: Vec<(PathElement, Trie)>,
     }
     fn render(t: &Trie) -> Value {
         let mut m = Map::new();
@@ -653,10 +721,17 @@ pub(crate) fn fields_v1(set: &FieldSet) -> Value {
         Value::Object(m)
     }
     let mut root = Trie::default();
-    for p in set {
+    for p in set.iter() {
         let mut t = &mut root;
         for pe in p {
-            t = t.children.entry(pe.clone()).or_default();
+            let i = match t.children.binary_search_by(|c| c.0.cmp(pe)) {
+                Ok(i) => i,
+                Err(i) => {
+                    t.children.insert(i, (pe.clone(), Trie::default()));
+                    i
+                }
+            };
+            t = &mut t.children[i].1;
         }
         t.member = true;
     }
@@ -712,6 +787,55 @@ mod tests {
     fn deploy() -> Value {
         json!({"metadata": {"name": "web", "labels": {"app": "web"}},
                "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "app", "image": "a:1"}]}}}})
+    }
+
+    #[test]
+    fn field_sets_behave_like_btree_sets() {
+        use proptest::prelude::*;
+        use std::collections::BTreeSet;
+        let path = || {
+            proptest::collection::vec(
+                prop_oneof![
+                    "[ab]".prop_map(PathElement::Field),
+                    "[ab]".prop_map(PathElement::Key)
+                ],
+                0..3,
+            )
+        };
+        let paths = move || proptest::collection::vec(path(), 0..8);
+        proptest!(ProptestConfig::with_cases(128), |(a in paths(), b in paths())| {
+            let (mut fa, mut fb) = (FieldSet::new(), FieldSet::new());
+            a.iter().for_each(|p| fa.insert(p.clone()));
+            b.iter().for_each(|p| fb.insert(p.clone()));
+            let sa: BTreeSet<FieldPath> = a.into_iter().collect();
+            let sb: BTreeSet<FieldPath> = b.into_iter().collect();
+            prop_assert!(fa.iter().eq(sa.iter()));
+            prop_assert!(fa.difference(&fb).eq(sa.difference(&sb)));
+            prop_assert!(fa.intersection(&fb).eq(sa.intersection(&sb)));
+            for p in sb.iter() {
+                prop_assert_eq!(fa.contains(p), sa.contains(p));
+            }
+            let mut fu = fa.clone();
+            fu.extend(fb);
+            prop_assert!(fu.iter().eq(sa.union(&sb)));
+        });
+    }
+
+    #[test]
+    fn nodes_are_sorted_and_a_repeated_path_keeps_the_later_node() {
+        let d = json!({"spec": {"template": {"spec": {"containers": [
+            {"name": "app", "image": "a:1"}, {"name": "app", "image": "a:2"}]}}}});
+        let ns = nodes(&Resource::Deployment, &d);
+        assert!(ns.windows(2).all(|w| w[0].0 < w[1].0), "sorted, no repeats");
+        let image: FieldPath = ["spec", "template", "spec", "containers"]
+            .iter()
+            .map(|f| PathElement::Field(f.to_string()))
+            .chain([
+                PathElement::Key(list_key(&json!({"name": "app"}), "name").unwrap()),
+                PathElement::Field("image".into()),
+            ])
+            .collect();
+        assert_eq!(node(&ns, &image).unwrap().value, Some(json!("a:2")));
     }
 
     #[test]

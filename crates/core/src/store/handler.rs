@@ -524,7 +524,10 @@ impl Store {
         let label = r.to_string();
         let (provenance, lost_updates) =
             provenance::track(&old_prov, old_obj.as_ref(), &obj, actor, rev, &label);
-        writers.insert(actor.name.clone(), rev);
+        match writers.binary_search_by(|w| w.0.cmp(&actor.name)) {
+            Ok(i) => writers[i].1 = rev,
+            Err(i) => writers.insert(i, (actor.name.clone(), rev)),
+        }
         self.events.push(WatchEvent {
             kind: if old_obj.is_some() {
                 EventType::Modified

@@ -32,7 +32,6 @@
 use crate::json::hash_value;
 use crate::rng::Rng;
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
 mod fields;
@@ -184,9 +183,11 @@ struct Entry {
     /// The object exactly as GET returns it (managedFields rendered).
     object: Value,
     managers: Vec<fields::Manager>,
-    provenance: BTreeMap<String, Provenance>,
-    /// The revision of each writer's last write to this object (for lost deletes).
-    writers: BTreeMap<String, u64>,
+    /// Sorted by path (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md).
+    provenance: Vec<(String, Provenance)>,
+    /// The revision of each writer's last write to this object (for lost deletes), sorted by
+    /// writer (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md).
+    writers: Vec<(String, u64)>,
 }
 
 impl Hash for Entry {
@@ -205,8 +206,45 @@ pub struct Store {
     revision: u64,
     /// The lowest revision the next write may take (`advance_to`).
     next_floor: u64,
-    objects: BTreeMap<ObjectRef, Entry>,
+    objects: Objects,
     events: Vec<WatchEvent>,
+}
+
+/// The stored objects by reference, sorted by reference: a sorted `Vec` with the few map
+/// methods the store uses, rather than one more `BTreeMap` type in the page (docs/size.md).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+struct Objects(Vec<(ObjectRef, Entry)>);
+
+impl Objects {
+    fn find(&self, r: &ObjectRef) -> Result<usize, usize> {
+        self.0.binary_search_by(|e| e.0.cmp(r))
+    }
+
+    fn get(&self, r: &ObjectRef) -> Option<&Entry> {
+        let i = self.find(r).ok()?;
+        Some(&self.0[i].1)
+    }
+
+    fn contains_key(&self, r: &ObjectRef) -> bool {
+        self.find(r).is_ok()
+    }
+
+    fn insert(&mut self, r: ObjectRef, e: Entry) {
+        match self.find(&r) {
+            Ok(i) => self.0[i].1 = e,
+            Err(i) => self.0.insert(i, (r, e)),
+        }
+    }
+
+    fn remove(&mut self, r: &ObjectRef) {
+        if let Ok(i) = self.find(r) {
+            self.0.remove(i);
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&ObjectRef, &Entry)> {
+        self.0.iter().map(|(r, e)| (r, e))
+    }
 }
 
 impl Store {
@@ -273,8 +311,14 @@ impl Store {
         self.events.clear();
     }
 
-    /// Who set each tracked leaf of an object, by scenario-language path (see `provenance`).
-    pub fn provenance(&self, r: &ObjectRef) -> Option<&BTreeMap<String, Provenance>> {
-        self.objects.get(r).map(|e| &e.provenance)
+    /// Who set each tracked leaf of an object, by scenario-language path (see `provenance`),
+    /// sorted by path.
+    pub fn provenance(&self, r: &ObjectRef) -> Option<&[(String, Provenance)]> {
+        self.objects.get(r).map(|e| e.provenance.as_slice())
+    }
+
+    /// Who set the leaf at `path` (scenario-language syntax) of an object.
+    pub fn provenance_at(&self, r: &ObjectRef, path: &str) -> Option<&Provenance> {
+        provenance::find(self.provenance(r)?, path)
     }
 }

@@ -18,7 +18,6 @@
 
 use super::{Actor, LostUpdate, Provenance};
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 const UNTRACKED_META: &[&str] = &[
     "name",
@@ -51,22 +50,30 @@ pub fn join_path(base: &str, key: &str) -> String {
     }
 }
 
-fn collect(v: &Value, path: String, out: &mut BTreeMap<String, Value>) {
+/// Leaves by path, sorted by path (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md;
+/// distinct keys make distinct paths, so no path repeats).
+type Leaves = Vec<(String, Value)>;
+
+/// The entry for `path` in a list sorted by path.
+pub(crate) fn find<'a, T>(list: &'a [(String, T)], path: &str) -> Option<&'a T> {
+    let i = list.binary_search_by(|l| l.0.as_str().cmp(path)).ok()?;
+    Some(&list[i].1)
+}
+
+fn collect(v: &Value, path: String, out: &mut Leaves) {
     match v {
         Value::Object(m) => {
             for (k, c) in m {
                 collect(c, join_path(&path, k), out);
             }
         }
-        other => {
-            out.insert(path, other.clone());
-        }
+        other => out.push((path, other.clone())),
     }
 }
 
 /// The tracked leaves of an object, by path.
-pub(crate) fn leaves(obj: &Value) -> BTreeMap<String, Value> {
-    let mut out = BTreeMap::new();
+pub(crate) fn leaves(obj: &Value) -> Leaves {
+    let mut out = Vec::new();
     let Some(o) = obj.as_object() else {
         return out;
     };
@@ -85,24 +92,26 @@ pub(crate) fn leaves(obj: &Value) -> BTreeMap<String, Value> {
             _ => collect(v, join_path("", k), &mut out),
         }
     }
+    crate::sort::sort_by(&mut out, |a, b| a.0.cmp(&b.0));
     out
 }
 
 /// Provenance after a write of `new` over `old`, and the updates that write lost.
 pub(crate) fn track(
-    prov: &BTreeMap<String, Provenance>,
+    prov: &[(String, Provenance)],
     old: Option<&Value>,
     new: &Value,
     actor: &Actor,
     revision: u64,
     object: &str,
-) -> (BTreeMap<String, Provenance>, Vec<LostUpdate>) {
+) -> (Vec<(String, Provenance)>, Vec<LostUpdate>) {
     let before = old.map(leaves).unwrap_or_default();
     let after = leaves(new);
     let mut lost = Vec::new();
-    let mut out = BTreeMap::new();
+    // Filled in `after`'s order: sorted by path.
+    let mut out = Vec::new();
     let mut check = |path: &str| {
-        if let Some(p) = prov.get(path) {
+        if let Some(p) = find(prov, path) {
             if p.writer != actor.name && p.revision > actor.base_revision {
                 lost.push(LostUpdate {
                     object: object.to_string(),
@@ -117,23 +126,23 @@ pub(crate) fn track(
         }
     };
     for (path, v) in &after {
-        match before.get(path) {
+        match find(&before, path) {
             Some(old_v) if old_v == v => {
-                if let Some(p) = prov.get(path) {
-                    out.insert(path.clone(), p.clone());
+                if let Some(p) = find(prov, path) {
+                    out.push((path.clone(), p.clone()));
                 }
             }
             Some(_) => {
                 check(path);
-                out.insert(path.clone(), fresh(actor, revision));
+                out.push((path.clone(), fresh(actor, revision)));
             }
             None => {
-                out.insert(path.clone(), fresh(actor, revision));
+                out.push((path.clone(), fresh(actor, revision)));
             }
         }
     }
-    for path in before.keys() {
-        if !after.contains_key(path) {
+    for (path, _) in &before {
+        if find(&after, path).is_none() {
             check(path);
         }
     }
@@ -149,15 +158,15 @@ fn fresh(actor: &Actor, revision: u64) -> Provenance {
 
 /// The update a delete loses, if any (see the module docs).
 pub(crate) fn lost_on_delete(
-    writers: &BTreeMap<String, u64>,
+    writers: &[(String, u64)],
     actor: &Actor,
     revision: u64,
     object: &str,
 ) -> Option<LostUpdate> {
     writers
         .iter()
-        .filter(|(w, r)| **w != actor.name && **r > actor.base_revision)
-        .max_by_key(|(_, r)| **r)
+        .filter(|(w, r)| *w != actor.name && *r > actor.base_revision)
+        .max_by_key(|(_, r)| *r)
         .map(|(w, r)| LostUpdate {
             object: object.to_string(),
             path: String::new(),
@@ -179,7 +188,7 @@ mod tests {
         let obj = json!({"kind": "ConfigMap", "metadata": {"name": "x", "resourceVersion": "3",
             "labels": {"app": "a", "example.com/owner": "o"}},
             "data": {"key": "v", "app.properties": "p"}, "spec": {"list": [1, 2]}});
-        let keys: Vec<String> = leaves(&obj).into_keys().collect();
+        let keys: Vec<String> = leaves(&obj).into_iter().map(|l| l.0).collect();
         assert_eq!(
             keys,
             vec![

@@ -1169,9 +1169,12 @@ fn seed_story_conditional_update_loses_nothing_blind_update_does() {
         (l.overwritten_revision, l.base_revision, l.revision),
         (101, 100, 102)
     );
-    let prov = w.store.provenance(&cm_ref("my-config")).unwrap();
-    assert_eq!(prov["data.key"].writer, "bob");
-    assert_eq!(prov["data.key"].revision, 102);
+    let prov = w
+        .store
+        .provenance_at(&cm_ref("my-config"), "data.key")
+        .unwrap();
+    assert_eq!(prov.writer, "bob");
+    assert_eq!(prov.revision, 102);
 }
 
 #[test]
@@ -1188,16 +1191,18 @@ fn provenance_keeps_unchanged_leaves_and_drops_removed_ones() {
     );
     assert_eq!(o.revision, Some(2));
     let prov = w.store.provenance(&cm_ref("c")).unwrap();
-    let keys: Vec<&String> = prov.keys().collect();
+    let keys: Vec<&str> = prov.iter().map(|p| p.0.as_str()).collect();
     assert_eq!(keys, ["data.a", "data.b"]);
+    let at = |path| w.store.provenance_at(&cm_ref("c"), path).unwrap();
     assert_eq!(
-        (prov["data.a"].writer.as_str(), prov["data.a"].revision),
+        (at("data.a").writer.as_str(), at("data.a").revision),
         ("setup", 1)
     );
     assert_eq!(
-        (prov["data.b"].writer.as_str(), prov["data.b"].revision),
+        (at("data.b").writer.as_str(), at("data.b").revision),
         ("alice", 2)
     );
+    assert!(w.store.provenance_at(&cm_ref("c"), "data.zz").is_none());
     // A blind merge patch that removes a field another writer set after the base loses it.
     let o = w.patch("bob", 1, &p, MERGE, json!({"data": {"b": null}}));
     assert_eq!(o.lost_updates.len(), 1);
@@ -1208,9 +1213,8 @@ fn provenance_keeps_unchanged_leaves_and_drops_removed_ones() {
     w.setup_cm("q", json!({"app.properties": "x"}));
     assert!(w
         .store
-        .provenance(&cm_ref("q"))
-        .unwrap()
-        .contains_key("data[\"app.properties\"]"));
+        .provenance_at(&cm_ref("q"), "data[\"app.properties\"]")
+        .is_some());
 }
 
 #[test]
