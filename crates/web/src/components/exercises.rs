@@ -23,6 +23,20 @@ fn item_class(here: bool, solved: bool) -> &'static str {
     }
 }
 
+thread_local! {
+    /// The course list's labels ("1. Title (break it)"), built once: each needs a parse of
+    /// its exercise, which a render should not repeat 13 times.
+    static EXERCISE_LABELS: Vec<String> = EXERCISES
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            b.parse()
+                .map(|e| format!("{}. {} ({})", i + 1, e.title, kind_label(&e.goal)))
+                .unwrap_or_else(|_| b.id.to_string())
+        })
+        .collect();
+}
+
 fn kind_label(goal: &Goal) -> &'static str {
     match goal {
         Goal::Break { .. } => "break it",
@@ -54,10 +68,7 @@ pub fn exercises(app: &AppHandle) -> Html {
         .map(|(i, b)| {
             let solved = app.is_solved(b.id);
             let here = current.map(|c| c.id) == Some(b.id);
-            let title = b
-                .parse()
-                .map(|e| format!("{}. {} ({})", i + 1, e.title, kind_label(&e.goal)))
-                .unwrap_or_else(|_| b.id.to_string());
+            let title = EXERCISE_LABELS.with(|t| t.get(i).cloned().unwrap_or_default());
             html! {
                 <li>
                     <button type="button" class={item_class(here, solved)}

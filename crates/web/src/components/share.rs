@@ -135,8 +135,10 @@ pub fn share_bar(app: &AppHandle, flags: Flags, out: &ShareOutput) -> Html {
             </div>
         }
     });
-    let base = rvlab_core::lessons::lesson(app.base_lesson)
-        .map(|l| l.title())
+    let base = rvlab_core::lessons::LESSONS
+        .iter()
+        .position(|l| l.id == app.base_lesson)
+        .map(super::panels::lesson_title)
         .unwrap_or_default();
     html! {
         <section class="sharebar" aria-label="Share and view">
