@@ -259,6 +259,14 @@ fn the_keyboard_alone_reaches_every_control_and_the_help() {
         page.press(&["2"])?;
         wait_position(page, 1, 6)?;
         page.wait_text_contains("live-narration", "bob read configmap/my-config")?;
+        // The pick made a new run; its rows are new, and the current one is marked.
+        page.wait_until("the new run's current row is marked", || {
+            let v = page.script(
+                "const r = document.querySelector('[data-testid=timeline] tr.current'); \
+                 return r ? r.getAttribute('data-step') : null;",
+            )?;
+            Ok((v.as_str() == Some("1")).then_some(()))
+        })?;
         // `?` opens the help as a modal dialog with the focus inside; Esc closes it and gives the
         // focus back.
         let before = page.focused()?;

@@ -12,6 +12,7 @@ pub mod panels;
 pub mod share;
 pub mod timeline;
 
+use crate::hooks;
 use crate::state::{Action, AppState};
 use yew::{
     function_component, html, AttrValue, Callback, Html, MouseEvent, Properties,
@@ -144,6 +145,13 @@ pub struct RunPartProps {
 /// component type costs ~1.5 kB of wasm (docs/size.md).
 #[function_component(RunPart)]
 pub fn run_part(props: &RunPartProps) -> Html {
+    let rows = props.part == Part::Rows;
+    hooks::use_effect(props.shown.clone(), move |_| {
+        if rows {
+            timeline::remark_current();
+        }
+        hooks::nothing()
+    });
     match props.part {
         Part::Editor => props
             .editor

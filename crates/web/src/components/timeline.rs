@@ -107,6 +107,8 @@ pub fn rows(props: &RunPartProps) -> Html {
 
 /// Moves the `current` mark to the row of step `cursor` and scrolls it into the box's view.
 fn mark_current(boxed: &HtmlElement, cursor: usize) {
+    // Left for [`remark_current`], which runs when the rows are rebuilt.
+    let _ = boxed.set_attribute("data-cursor", &cursor.to_string());
     if let Ok(old) = boxed.query_selector_all("tr.current") {
         for i in 0..old.length() {
             if let Some(el) = old
@@ -135,6 +137,29 @@ fn mark_current(boxed: &HtmlElement, cursor: usize) {
         boxed.set_scroll_top((top - head).max(0));
     } else if bottom > view_top + view_h {
         boxed.set_scroll_top(bottom - view_h);
+    }
+}
+
+/// Marks the current row again after [`rows`] rendered a new run: the rows are a child
+/// component, which renders after `App`'s effect ([`use_current_row`]) has marked the old
+/// rows. Reads the cursor that effect left on the scroll box.
+pub fn remark_current() {
+    let boxed = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| {
+            d.query_selector("[data-testid=timeline] .scroll[data-cursor]")
+                .ok()
+                .flatten()
+        })
+        .and_then(|b| b.dyn_into::<HtmlElement>().ok());
+    let Some(boxed) = boxed else {
+        return;
+    };
+    if let Some(cursor) = boxed
+        .get_attribute("data-cursor")
+        .and_then(|c| c.parse::<usize>().ok())
+    {
+        mark_current(&boxed, cursor);
     }
 }
 
