@@ -18,6 +18,7 @@
 
 use anyhow::{bail, Context, Result};
 use rvlab_e2e::harness::Browser;
+use rvlab_e2e::webdriver::Session;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -227,41 +228,27 @@ fn step_timings(browser: &Browser, runs: usize) -> Result<StepTimes> {
     s.goto(&browser.url)?;
     let text = long_scenario(10, 100);
     // Wait for the app to mount its editor (the wasm may still be loading).
-    let start = Instant::now();
-    while !s
-        .execute(
-            "return document.querySelector('[data-testid=editor]') !== null;",
-            vec![],
-        )?
-        .as_bool()
-        .unwrap_or(false)
-    {
-        if start.elapsed() > Duration::from_secs(20) {
-            bail!("the page never showed its editor");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    poll(
+        s,
+        "return document.querySelector('[data-testid=editor]') ? true : null;",
+        20,
+        "the page never showed its editor",
+    )?;
     // Set the text as one input event (typing 30 kB key by key would take minutes).
     s.execute(
         "const t = document.querySelector('[data-testid=editor]'); t.value = arguments[0]; \
          t.dispatchEvent(new Event('input', { bubbles: true }));",
         vec![Value::String(text)],
     )?;
-    let start = Instant::now();
-    let len = loop {
-        let v = s.execute(
-            "const m = /of (\\d+)/.exec(document.querySelector('[data-testid=position]').textContent); \
-             return m ? Number(m[1]) : null;",
-            vec![],
-        )?;
-        if let Some(n) = v.as_u64().filter(|&n| n >= 1000) {
-            break n;
-        }
-        if start.elapsed() > Duration::from_secs(20) {
-            bail!("the long scenario never ran (position: {v})");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let len = poll(
+        s,
+        "const m = /of (\\d+)/.exec(document.querySelector('[data-testid=position]').textContent); \
+         return m && Number(m[1]) >= 1000 ? Number(m[1]) : null;",
+        20,
+        "the long scenario never ran",
+    )?
+    .as_u64()
+    .unwrap_or(0);
     let samples = (runs * 10).max(20);
     let script = "
         const done = arguments[arguments.length - 1];
@@ -319,24 +306,32 @@ fn cold_loads(browser: &Browser, runs: usize) -> Result<Vec<f64>> {
     for _ in 0..runs {
         s.goto("about:blank")?;
         s.goto(&browser.url)?;
-        let start = Instant::now();
-        loop {
-            let v = s.execute(
-                "const m = performance.getEntriesByName('rvlab-interactive'); \
-                 return m.length ? m[0].startTime : null;",
-                vec![],
-            )?;
-            if let Value::Number(n) = v {
-                out.push(n.as_f64().unwrap_or(f64::NAN));
-                break;
-            }
-            if start.elapsed() > Duration::from_secs(10) {
-                bail!("the page never set its `rvlab-interactive` mark");
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        let mark = poll(
+            s,
+            "const m = performance.getEntriesByName('rvlab-interactive'); \
+             return m.length ? m[0].startTime : null;",
+            10,
+            "the page never set its `rvlab-interactive` mark",
+        )?;
+        out.push(mark.as_f64().unwrap_or(f64::NAN));
     }
     Ok(out)
+}
+
+/// Runs `script` every 10 ms until it returns something other than null, and returns that;
+/// fails with `what` after `secs` seconds.
+fn poll(s: &Session, script: &str, secs: u64, what: &str) -> Result<Value> {
+    let start = Instant::now();
+    loop {
+        let v = s.execute(script, vec![])?;
+        if !v.is_null() {
+            return Ok(v);
+        }
+        if start.elapsed() > Duration::from_secs(secs) {
+            bail!("{what}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 /// The median of a non-empty list.
