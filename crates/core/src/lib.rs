@@ -5,6 +5,8 @@
 //! - [`json`]: helpers over `serde_json::Value` (hashing, so worlds can be `Hash`);
 //! - [`store`]: the versioned store, a model of the apiserver on etcd (requests in, Status out);
 //! - [`lang`]: the scenario language: parser, diagnostics, highlighting;
+//! - [`limits`]: every size limit (of the language, of a run), defined once;
+//! - [`names`]: the one validator of Kubernetes object names (DNS subdomains and labels);
 //! - [`engine`]: the world as a value and one step of one client (client-go retry semantics);
 //! - [`schedule`]: schedule tokens (`a3b2a`); [`run`]: a run, any of its worlds in O(1), expectations;
 //! - [`view`]: preformatted views for the page; [`yaml`]: kubectl-style YAML; [`trace`]: the JSON trace;
@@ -22,6 +24,8 @@ pub mod explore;
 pub mod json;
 pub mod lang;
 pub mod lessons;
+pub mod limits;
+pub mod names;
 pub mod numfmt;
 pub mod rng;
 pub mod run;

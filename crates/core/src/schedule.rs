@@ -1,7 +1,7 @@
 //! Schedule tokens (scenario-language.md §7): the client letter of each step, with optional
 //! run-length counts: `a3b2a` means a, a, a, b, b, a.
 
-use crate::engine::MAX_STEPS;
+use crate::limits::MAX_STEPS;
 use std::fmt;
 
 /// The schedule letter of client `i` (`a`, `b`, …; `?` past `z`).

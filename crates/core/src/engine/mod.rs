@@ -27,10 +27,7 @@ use std::fmt;
 
 pub use narrate::{fmt_duration, lost_sentence, verb_noun};
 
-/// At most this many steps in one run (a run that reaches it stops and says so).
-pub const MAX_STEPS: u32 = 10_000;
-/// At most this many clients (one schedule letter each, `a`–`z`).
-pub const MAX_CLIENTS: u32 = 26;
+pub use crate::limits::{MAX_CLIENTS, MAX_STEPS};
 /// The fieldManager setup objects are created with (as `kubectl create` does).
 pub const SETUP_MANAGER: &str = "kubectl-create";
 /// The actor name setup writes are recorded under.

@@ -2,12 +2,12 @@
 //! live besides syntax errors.
 
 use super::ast::*;
-use super::diagnostic::Diagnostic;
+use super::diagnostic::{did_you_mean, Diagnostic};
+use super::drafts::Drafts;
 use super::keywords;
-use super::limits::{
+use crate::limits::{
     MAX_CLIENTS, MAX_EXPECTATIONS, MAX_OBJECTS, MAX_SCHEDULE_COUNT, MAX_STATEMENTS_PER_CLIENT,
 };
-use super::parse::Drafts;
 
 /// Runs every check and appends its diagnostics.
 pub(crate) fn check(src: &str, sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnostic>) {
@@ -47,7 +47,7 @@ pub(crate) fn span_at(src: &str, start: u32, end: u32) -> Span {
 fn clients(src: &str, sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnostic>) {
     for (i, c) in sc.clients.iter().enumerate() {
         let (name_span, clean) = drafts.clients.get(i).copied().unwrap_or((c.span, false));
-        if i == MAX_CLIENTS {
+        if i == MAX_CLIENTS as usize {
             diags.push(
                 Diagnostic::error(
                     c.span,
@@ -244,7 +244,7 @@ fn retry_warnings(body: &[Stmt], diags: &mut Vec<Diagnostic>) {
 fn client_list(sc: &Scenario) -> String {
     sc.clients
         .iter()
-        .take(MAX_CLIENTS)
+        .take(MAX_CLIENTS as usize)
         .enumerate()
         .map(|(i, c)| format!("{} = {}", (b'a' + i as u8) as char, c.name))
         .collect::<Vec<_>>()
@@ -259,7 +259,7 @@ fn expectations(sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnostic>) {
         let mut d = Diagnostic::error(*span, format!("no client is named `{name}`"));
         let names = sc.clients.iter().map(|c| c.name.as_str());
         d = if let Some(s) = keywords::closest(name, names) {
-            d.with_hint(super::parse::did_you_mean(s))
+            d.with_hint(did_you_mean(s))
         } else if sc.clients.is_empty() {
             d.with_hint("declare it with `client NAME:`")
         } else {
@@ -282,7 +282,7 @@ fn exercise(sc: &Scenario, diags: &mut Vec<Diagnostic>) {
                         Diagnostic::error(line.value_span, format!("no client is named `{name}`"));
                     let names = sc.clients.iter().map(|c| c.name.as_str());
                     d = if let Some(s) = keywords::closest(name, names) {
-                        d.with_hint(super::parse::did_you_mean(s))
+                        d.with_hint(did_you_mean(s))
                     } else if sc.clients.is_empty() {
                         d.with_hint("declare it with `client NAME:`")
                     } else {
@@ -366,7 +366,7 @@ fn schedule(src: &str, sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnosti
         }
     };
     let hint = "a schedule lists client letters with optional counts, e.g. \"abaabb\" or \"a3b2a\"";
-    let n = sc.clients.len().min(MAX_CLIENTS);
+    let n = sc.clients.len().min(MAX_CLIENTS as usize);
     let chars: Vec<char> = token.chars().collect();
     let mut reported: Vec<char> = Vec::new();
     let mut i = 0usize;

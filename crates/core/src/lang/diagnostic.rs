@@ -142,3 +142,8 @@ pub fn render_all(diagnostics: &[Diagnostic], file: &str, src: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// The hint for a near miss: did you mean `word`?
+pub(crate) fn did_you_mean(word: &str) -> String {
+    format!("did you mean `{word}`?")
+}

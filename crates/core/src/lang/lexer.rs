@@ -11,7 +11,7 @@
 
 use super::ast::Span;
 use super::diagnostic::Diagnostic;
-use super::limits::{MAX_DURATION_NANOS, MAX_NESTING_DEPTH, MAX_NUMBER_CHARS, MAX_STRING_BYTES};
+use crate::limits::{MAX_DURATION_NANOS, MAX_NESTING_DEPTH, MAX_NUMBER_CHARS, MAX_STRING_BYTES};
 use serde_json::Value;
 
 /// Punctuation and operators.

@@ -414,7 +414,7 @@ fn render_points_at_the_span_in_characters() {
 
 #[test]
 fn too_large_text_is_one_error() {
-    let src = "# padding\n".repeat(rvlab_core::lang::limits::MAX_SOURCE_BYTES / 10 + 1);
+    let src = "# padding\n".repeat(rvlab_core::limits::MAX_SOURCE_BYTES / 10 + 1);
     let p = parse(&src);
     assert!(p.scenario.is_none());
     assert_eq!(p.diagnostics.len(), 1);
@@ -691,7 +691,7 @@ fn multi_line_literals() {
 
 #[test]
 fn statements_per_client_are_limited() {
-    use rvlab_core::lang::limits::MAX_STATEMENTS_PER_CLIENT;
+    use rvlab_core::limits::MAX_STATEMENTS_PER_CLIENT;
     let body = |n: usize| "    sleep 1ms\n".repeat(n);
     ok(&format!("client a:\n{}", body(MAX_STATEMENTS_PER_CLIENT)));
     // Statements inside `retry` count too.

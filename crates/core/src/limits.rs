@@ -1,10 +1,13 @@
-//! The limits the parser enforces, in one place. Each one is reported as a diagnostic that
-//! names the limit; none of them can make the parser panic or run away.
+//! Every size limit of the core, in one place: the language's (each reported as a diagnostic
+//! that names the limit; none of them can make the parser panic or run away) and the run's.
+//! The language, the engine, schedules and runs all import them from here.
 
 /// The largest scenario text accepted, in bytes (64 KiB).
 pub const MAX_SOURCE_BYTES: usize = 64 * 1024;
 /// At most this many clients (one schedule letter each, `a` to `z`).
-pub const MAX_CLIENTS: usize = 26;
+pub const MAX_CLIENTS: u32 = 26;
+/// At most this many steps in one run (a run that reaches it stops and says so).
+pub const MAX_STEPS: u32 = 10_000;
 /// At most this many statements in one client, counting those inside `retry` blocks.
 pub const MAX_STATEMENTS_PER_CLIENT: usize = 200;
 /// At most this many setup objects.
@@ -23,8 +26,9 @@ pub const MAX_DURATION_NANOS: u64 = 24 * 60 * 60 * 1_000_000_000;
 pub const MAX_RETRY_STEPS: u32 = 100;
 /// The largest array index in a path (`spec.containers[0]`).
 pub const MAX_INDEX: u32 = 10_000;
-/// The largest run-length count in a schedule token (`a3b2`).
-pub const MAX_SCHEDULE_COUNT: u32 = 10_000;
+/// The largest run-length count in a schedule token (`a3b2`): a count can ask for every step a
+/// run may take, and no more.
+pub const MAX_SCHEDULE_COUNT: u32 = MAX_STEPS;
 /// The longest object name (a DNS subdomain).
 pub const MAX_NAME_CHARS: usize = 253;
 /// The longest namespace (a DNS label).
