@@ -2,6 +2,7 @@
 //!
 //! Module map:
 //! - [`rng`]: the one seeded generator (SplitMix64) for jitter, uids and tie-breaks;
+//! - [`decimal`]: decimal text of integer quantities (durations) without float formatting;
 //! - [`json`]: helpers over `serde_json::Value` (hashing, so worlds can be `Hash`);
 //! - [`store`]: the versioned store, a model of the apiserver on etcd (requests in, Status out);
 //! - [`lang`]: the scenario language: parser, diagnostics, highlighting;
@@ -18,6 +19,7 @@
 //! Invariants: no I/O, no wall clock, no threads, no `HashMap` iteration in anything observable;
 //! compiles for native and `wasm32-unknown-unknown` with the same results.
 
+pub mod decimal;
 pub mod engine;
 pub mod exercises;
 pub mod explore;
@@ -26,7 +28,6 @@ pub mod lang;
 pub mod lessons;
 pub mod limits;
 pub mod names;
-pub mod numfmt;
 pub mod rng;
 pub mod run;
 pub mod schedule;

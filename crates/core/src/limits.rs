@@ -22,6 +22,9 @@ pub const MAX_STRING_BYTES: usize = 16 * 1024;
 pub const MAX_NUMBER_CHARS: usize = 32;
 /// The longest duration: one day, in nanoseconds.
 pub const MAX_DURATION_NANOS: u64 = 24 * 60 * 60 * 1_000_000_000;
+/// The most digits after the point in a `backoff(…)` policy's `factor` or `jitter` (exact
+/// decimals: `1.5`, `0.125`).
+pub const MAX_BACKOFF_DECIMALS: u32 = 6;
 /// The largest `steps` of a `backoff(…)` policy.
 pub const MAX_RETRY_STEPS: u32 = 100;
 /// The largest array index in a path (`spec.containers[0]`).

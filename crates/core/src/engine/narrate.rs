@@ -1,7 +1,7 @@
 //! One plain sentence per step, naming versions and causes.
 
 use super::{Verb, World};
-use crate::numfmt::fixed;
+use crate::decimal::fixed;
 use crate::store::{LostUpdate, ObjectRef, Request, Response};
 use serde_json::Value;
 
@@ -19,17 +19,17 @@ pub fn fmt_duration(nanos: u64) -> String {
     } else if nanos < 1_000 {
         format!("{nanos}ns")
     } else if nanos < 1_000_000 {
-        format!("{}µs", trim(fixed(nanos as f64 / 1e3, 1)))
+        format!("{}µs", trim(fixed(nanos, 3, 1)))
     } else if nanos < 1_000_000_000 {
-        format!("{}ms", trim(fixed(nanos as f64 / 1e6, 2)))
+        format!("{}ms", trim(fixed(nanos, 6, 2)))
     } else {
-        format!("{}s", trim(fixed(nanos as f64 / 1e9, 3)))
+        format!("{}s", trim(fixed(nanos, 9, 3)))
     }
 }
 
 /// A float without needless digits (`0.1`, `5`).
 pub fn fmt_float(f: f64) -> String {
-    crate::numfmt::shortest(f)
+    crate::decimal::plain(f)
 }
 
 /// The write as a noun: `update`, `merge patch`, `server-side apply`.

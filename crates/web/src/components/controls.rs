@@ -109,8 +109,5 @@ pub fn controls(app: &AppHandle, world: &WorldView) -> Html {
 }
 
 fn speed_label(ms: u32) -> String {
-    format!(
-        "{} s/step",
-        rvlab_core::numfmt::fixed(f64::from(ms) / 1000.0, 2)
-    )
+    format!("{} s/step", rvlab_core::decimal::fixed(u64::from(ms), 3, 2))
 }

@@ -5,8 +5,9 @@ use super::{join, PResult, Parser};
 use crate::lang::ast::*;
 use crate::lang::diagnostic::{did_you_mean, Diagnostic};
 use crate::lang::keywords;
+use crate::lang::lexer::{backoff_number, BackoffNumberError};
 use crate::lang::lexer::{Punct, Tok};
-use crate::limits::MAX_RETRY_STEPS;
+use crate::limits::{MAX_BACKOFF_DECIMALS, MAX_RETRY_STEPS};
 use serde_json::Value;
 
 impl Parser<'_> {
@@ -115,15 +116,21 @@ impl Parser<'_> {
                         }
                         ("duration", Tok::Duration(n)) => b.duration_nanos = *n,
                         ("cap", Tok::Duration(n)) => b.cap_nanos = *n,
-                        ("factor" | "jitter", Tok::Num(Value::Number(n))) => {
-                            let f = n
-                                .as_f64()
-                                .filter(|f| f.is_finite() && *f >= 0.0 && *f <= 1000.0);
-                            let Some(f) = f else {
-                                return Err(self.fail(Diagnostic::error(
-                                    v.span,
-                                    format!("`{key}` must be a number from 0 to 1000"),
-                                )));
+                        ("factor" | "jitter", Tok::Num(_)) => {
+                            let f = match backoff_number(&self.text(v.span), 1000) {
+                                Ok(f) => f,
+                                Err(BackoffNumberError::OutOfRange) => {
+                                    return Err(self.fail(Diagnostic::error(
+                                        v.span,
+                                        format!("`{key}` must be a number from 0 to 1000"),
+                                    )))
+                                }
+                                Err(BackoffNumberError::TooPrecise) => {
+                                    return Err(self.fail(Diagnostic::error(
+                                        v.span,
+                                        format!("`{key}` has more than {MAX_BACKOFF_DECIMALS} digits after the point"),
+                                    )))
+                                }
                             };
                             if key == "factor" {
                                 b.factor = f;
