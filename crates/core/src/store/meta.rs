@@ -9,6 +9,7 @@
 
 use super::status::{self, FieldError};
 use super::{Resource, Response};
+use crate::names::dns_subdomain_errors;
 use serde_json::{Map, Value};
 
 /// `ObjectMeta` fields in Go struct order; anything else in `metadata` is dropped.
@@ -401,28 +402,6 @@ pub(crate) fn decode_check(res: &Resource, obj: &Value) -> Result<(), Response> 
         Resource::Custom { .. } => {}
     }
     Ok(())
-}
-
-const DNS1123_SUBDOMAIN_ERR: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-
-/// `IsDNS1123Subdomain`'s error messages for `name` (empty when valid).
-pub(crate) fn dns_subdomain_errors(name: &str) -> Vec<&'static str> {
-    let mut errs = Vec::new();
-    if name.len() > 253 {
-        errs.push("must be no more than 253 characters");
-    }
-    let label_ok = |l: &str| {
-        let b = l.as_bytes();
-        !b.is_empty()
-            && b.iter()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-            && b[0] != b'-'
-            && b[b.len() - 1] != b'-'
-    };
-    if !name.split('.').all(label_ok) {
-        errs.push(DNS1123_SUBDOMAIN_ERR);
-    }
-    errs
 }
 
 /// Validation shared by create and update (422 field errors). Kept to what the facts support:

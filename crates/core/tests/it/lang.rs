@@ -376,6 +376,7 @@ error_snapshots!(
     unknown_statement,
     bad_reference,
     bad_name,
+    name_labels,
     duplicate_client,
     bad_schedule,
     bad_schedule_shape,
