@@ -50,6 +50,14 @@ fn usage_errors_exit_2() {
     let o = rvlab(&["run", "lesson:stale-update", "--schedule", "abz"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("unknown client 'z'"), "{}", stderr(&o));
+    // A space is not part of a token, on the command line as in a file's `schedule` line.
+    let o = rvlab(&["run", "lesson:stale-update", "--schedule", "ab ab"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unexpected ' ' at character 3"),
+        "{}",
+        stderr(&o)
+    );
     let o = rvlab(&["run", "lesson:stale-update", "--schedule", "a9"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(

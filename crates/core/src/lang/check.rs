@@ -7,7 +7,9 @@ use super::drafts::Drafts;
 use super::keywords;
 use crate::limits::{
     MAX_CLIENTS, MAX_EXPECTATIONS, MAX_OBJECTS, MAX_SCHEDULE_COUNT, MAX_STATEMENTS_PER_CLIENT,
+    MAX_STEPS,
 };
+use crate::schedule::Piece;
 
 /// Runs every check and appends its diagnostics.
 pub(crate) fn check(src: &str, sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnostic>) {
@@ -344,7 +346,8 @@ pub(crate) fn normalize_space(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Schedule tokens: client letters with optional run-length counts (`a3b2a`), §7.
+/// Schedule tokens: client letters with optional run-length counts (`a3b2a`), §5, read by the
+/// one token grammar of [`crate::schedule::pieces`] (the command line's and the page's too).
 fn schedule(src: &str, sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnostic>) {
     let Some((token, span)) = &sc.schedule else {
         return;
@@ -354,7 +357,7 @@ fn schedule(src: &str, sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnosti
         .get(span.start as usize + 1..(span.end as usize).saturating_sub(1))
         .unwrap_or("");
     let precise = raw == token.as_str() && token.is_ascii();
-    let at = |i: usize, len: usize| {
+    let at_chars = |i: usize, len: usize| {
         if precise {
             span_at(
                 src,
@@ -367,65 +370,69 @@ fn schedule(src: &str, sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnosti
     };
     let hint = "a schedule lists client letters with optional counts, e.g. \"abaabb\" or \"a3b2a\"";
     let n = sc.clients.len().min(MAX_CLIENTS as usize);
-    let chars: Vec<char> = token.chars().collect();
-    let mut reported: Vec<char> = Vec::new();
-    let mut i = 0usize;
-    let mut byte = 0usize; // the byte offset of chars[i]
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_ascii_lowercase() {
-            let letter = (c as u8 - b'a') as usize;
-            let mut j = i + 1;
-            while j < chars.len() && chars[j].is_ascii_digit() {
-                j += 1;
-            }
-            if j > i + 1 {
-                let digits: String = chars[i + 1..j].iter().collect();
-                let count = digits.parse::<u32>().ok();
-                if !count.is_some_and(|k| (1..=MAX_SCHEDULE_COUNT).contains(&k)) {
+    let pieces = crate::schedule::pieces(token);
+    let mut reported: Vec<u32> = Vec::new();
+    for piece in &pieces {
+        match *piece {
+            Piece::Steps {
+                client,
+                at,
+                digits,
+                count,
+            } => {
+                if count.is_err() {
+                    let text = token.get(at + 1..at + 1 + digits).unwrap_or("");
                     diags.push(
                         Diagnostic::error(
-                            at(byte + 1, j - i - 1),
+                            at_chars(at + 1, digits),
                             format!(
-                                "schedule count `{digits}` must be from 1 to {MAX_SCHEDULE_COUNT}"
+                                "schedule count `{text}` must be from 1 to {MAX_SCHEDULE_COUNT}"
                             ),
                         )
                         .with_hint(hint),
                     );
                 }
+                if client as usize >= n && drafts.clients_complete && !reported.contains(&client) {
+                    reported.push(client);
+                    let have = if n == 0 {
+                        "this scenario has no clients".to_string()
+                    } else {
+                        format!(
+                            "this scenario has {n} client{}: {}",
+                            if n == 1 { "" } else { "s" },
+                            client_list(sc)
+                        )
+                    };
+                    let c = crate::schedule::letter(client);
+                    diags.push(
+                        Diagnostic::error(
+                            at_chars(at, 1),
+                            format!("schedule letter `{c}` names no client"),
+                        )
+                        .with_hint(have),
+                    );
+                }
             }
-            if letter >= n && drafts.clients_complete && !reported.contains(&c) {
-                reported.push(c);
-                let have = if n == 0 {
-                    "this scenario has no clients".to_string()
+            Piece::Bad { ch, at } => {
+                let what = if ch.is_ascii_digit() {
+                    format!("a count `{ch}` must follow a client letter")
                 } else {
-                    format!(
-                        "this scenario has {n} client{}: {}",
-                        if n == 1 { "" } else { "s" },
-                        client_list(sc)
-                    )
+                    format!("`{}` is not a client letter", ch.escape_debug())
                 };
                 diags.push(
-                    Diagnostic::error(
-                        at(byte, 1),
-                        format!("schedule letter `{c}` names no client"),
-                    )
-                    .with_hint(have),
+                    Diagnostic::error(at_chars(at, 1), format!("invalid schedule token: {what}"))
+                        .with_hint(hint),
                 );
             }
-            byte += j - i; // letters and digits are one byte each
-            i = j;
-        } else {
-            let what = if c.is_ascii_digit() {
-                format!("a count `{c}` must follow a client letter")
-            } else {
-                format!("`{}` is not a client letter", c.escape_debug())
-            };
-            diags.push(
-                Diagnostic::error(at(byte, 1), format!("invalid schedule token: {what}"))
-                    .with_hint(hint),
-            );
-            break;
         }
+    }
+    if crate::schedule::steps_named(&pieces) > u64::from(MAX_STEPS) {
+        diags.push(
+            Diagnostic::error(
+                *span,
+                format!("the schedule names more than {MAX_STEPS} steps (the limit of a run)"),
+            )
+            .with_hint("a run takes at most that many steps; shorten the token"),
+        );
     }
 }

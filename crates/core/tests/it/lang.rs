@@ -721,3 +721,59 @@ fn blocks_nest_at_most_eight_deep() {
     );
     assert!(e.contains("`retry` blocks cannot be nested"), "{e}");
 }
+
+/// A file's `schedule` line and the command line's (and the page's) tokens are read by one
+/// grammar: a token is accepted in a file exactly when `parse_token` accepts it.
+fn schedule_line_agrees(token: &str) -> Result<(), String> {
+    let src = format!(
+        "client a:\n    sleep 1ms\nclient b:\n    sleep 1ms\nclient c:\n    sleep 1ms\nschedule \"{token}\"\n"
+    );
+    let parsed = parse(&src);
+    let file_ok = !parsed.has_errors();
+    let cli = rvlab_core::schedule::parse_token(token, 3);
+    if file_ok == cli.is_ok() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{token:?}: file {:?}, parse_token {cli:?}",
+            parsed.diagnostics
+        ))
+    }
+}
+
+#[test]
+fn schedule_tokens_have_one_grammar() {
+    for token in [
+        "",
+        "abc",
+        "a3b2c",
+        "a10000",
+        "a10001",
+        "a0",
+        "3a",
+        "ab a",
+        " a",
+        "a ",
+        "a\\tb",
+        "d",
+        "aé",
+        "a5000b5000",
+        "a5000b5001",
+        "A",
+        "a-b",
+    ] {
+        schedule_line_agrees(token).unwrap();
+    }
+    let e = errors("client a:\n    sleep 1ms\nschedule \"a a\"\n");
+    assert!(
+        e.contains("invalid schedule token: ` ` is not a client letter"),
+        "{e}"
+    );
+}
+
+proptest::proptest! {
+    #[test]
+    fn schedule_line_and_token_agree(token in "[a-d0-9 x]{0,10}|[ab]{1,2}[0-9]{3,6}[ab][0-9]{3,6}") {
+        proptest::prop_assert!(schedule_line_agrees(&token).is_ok(), "{:?}", schedule_line_agrees(&token));
+    }
+}
