@@ -16,7 +16,7 @@ fn div_round_even(a: u128, b: u128) -> u128 {
     }
 }
 
-/// `n / 10^p` with `d` digits after the point (`d ≤ p ≤ 19`): `fixed(10_412_345, 6, 2)` is
+/// `n / 10^p` with `d` digits after the point (`d ≤ p`, `1 ≤ p ≤ 19`): `fixed(10_412_345, 6, 2)` is
 /// `"10.41"`, `fixed(800, 3, 2)` is `"0.80"`.
 ///
 /// The digits are those of the nearest `d`-digit decimal. A value exactly halfway between two
@@ -26,7 +26,7 @@ fn div_round_even(a: u128, b: u128) -> u128 {
 /// This computes that `f64` exactly in integers (`n` rounded to 53 bits, then the quotient
 /// rounded to 53 bits, ties to even as IEEE 754 does) and rounds it.
 pub fn fixed(n: u64, p: u32, d: u32) -> String {
-    let p = p.min(19);
+    let p = p.clamp(1, 19);
     let d = d.min(p);
     // `n as f64`: `n` rounded to 53 significant bits.
     let bits = 64 - n.leading_zeros();
@@ -68,16 +68,15 @@ pub fn fixed(n: u64, p: u32, d: u32) -> String {
             (m << -s) * ten_d
         }
     };
-    if d == 0 {
-        return scaled.to_string();
-    }
+    // Printed as `u64`s (no `u128` formatting code in the page): with `p ≥ 1` the whole part
+    // is below 2^64 / 10 + 1, and the fraction below 10^19.
     let unit = 10u128.pow(d);
-    format!(
-        "{}.{:0width$}",
-        scaled / unit,
-        scaled % unit,
-        width = d as usize
-    )
+    let whole = u64::try_from(scaled / unit).unwrap_or(u64::MAX);
+    if d == 0 {
+        return whole.to_string();
+    }
+    let frac = u64::try_from(scaled % unit).unwrap_or(0);
+    format!("{whole}.{frac:0width$}", width = d as usize)
 }
 
 /// A finite `f64` in plain decimal notation with no needless digits (`0.1`, `5`, `0.000001`):
