@@ -84,7 +84,7 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
         format!(
             "Complete: explored {n} ({} distinct states) in {} ms.",
             thousands(r.states),
-            rvlab_core::decimal::fixed(micros(r.ms), 3, 0)
+            rvlab_core::decimal::fixed((r.ms * 1000.0 + 0.5) as u64, 3, 0)
         )
     } else {
         let why = match r.stopped_by.as_deref() {
@@ -133,7 +133,7 @@ fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
         })
         .collect();
     html! {
-        <div class="explore-results" data-testid="explore-results" data-ms={rvlab_core::decimal::fixed(micros(r.ms), 3, 3)} data-job={job.to_string()}
+        <div class="explore-results" data-testid="explore-results" data-ms={rvlab_core::decimal::fixed((r.ms * 1000.0 + 0.5) as u64, 3, 3)} data-job={job.to_string()}
             data-schedules={r.schedules.to_string()} data-complete={r.complete.to_string()}>
             if stale {
                 {markup(concat!(
@@ -162,10 +162,4 @@ mod tests {
         assert_eq!(thousands(200_000), "200,000");
         assert_eq!(thousands(1_234_567), "1,234,567");
     }
-}
-
-/// The worker's time (milliseconds, a JS `f64`) as whole microseconds, the integer the panel
-/// formats.
-fn micros(ms: f64) -> u64 {
-    (ms * 1000.0 + 0.5) as u64
 }
