@@ -479,17 +479,9 @@ pub fn world_view(scenario: &Scenario, world: &World) -> WorldView {
     }
 }
 
-/// Whether a statement sends a request (for the editor's gutter).
+/// Whether a statement sends a request (for the editor's gutter): [`StmtKind::sends_request`].
 pub fn sends_request(kind: &StmtKind) -> bool {
-    matches!(
-        kind,
-        StmtKind::Get { .. }
-            | StmtKind::Update { .. }
-            | StmtKind::Create { .. }
-            | StmtKind::Patch { .. }
-            | StmtKind::Apply { .. }
-            | StmtKind::Delete { .. }
-    )
+    kind.sends_request()
 }
 
 /// The run as narrated text, as `rvlab run` prints it: one entry per step (number, client,

@@ -202,17 +202,8 @@ impl World {
     /// Whether the client's next step sends a request (the explorer merges other steps into
     /// the request steps: they never create a choice).
     pub fn next_sends_request(&self, scenario: &Scenario, client: u32) -> bool {
-        matches!(
-            self.next_statement(scenario, client).map(|s| &s.kind),
-            Some(
-                StmtKind::Get { .. }
-                    | StmtKind::Update { .. }
-                    | StmtKind::Create { .. }
-                    | StmtKind::Patch { .. }
-                    | StmtKind::Apply { .. }
-                    | StmtKind::Delete { .. }
-            )
-        )
+        self.next_statement(scenario, client)
+            .is_some_and(|s| s.kind.sends_request())
     }
 
     /// When the client may run next: its wake-up time, or now if it is ready.
