@@ -1,6 +1,7 @@
 //! The simulation engine: a [`World`] is the whole state of a run as a value (the store, every
 //! client's position, variables and retry state, the virtual clock, the one generator, the lost
-//! updates so far), and [`World::step`] runs one statement of one client.
+//! updates so far), and [`World::take_step`] runs one statement of one client (drawing the
+//! scheduler's tie-break first, whoever picked the client).
 //!
 //! Semantics (scenario-language.md §4, §6, §7; kubernetes-semantics.md §4):
 //! - a step runs one statement; a local edit, a `sleep` and a backoff sleep between two
@@ -10,11 +11,11 @@
 //! - a non-2xx response outside the rules of retry stops the client with that Status; a runtime
 //!   error (a missing path, adding a string to an object) stops it with reason `RuntimeError`.
 //!
-//! The world holds no trace: [`World::step`] returns a [`StepRecord`] for the caller to keep,
+//! The world holds no trace: [`World::take_step`] returns a [`StepRecord`] for the caller to keep,
 //! so two worlds reached by different schedules compare equal when their states are equal.
 //!
 //! Files: `world.rs` (the [`World`] value, setup, the queries the scheduler and the views
-//! share), `step.rs` ([`World::step`], local statements, errors), `request.rs` (building,
+//! share), `step.rs` (one step: local statements, sleeps, errors), `request.rs` (building,
 //! sending and recording a request), `backoff.rs` (`wait.Backoff`, the backoff sleep step),
 //! `records.rs` ([`StepRecord`] and the outcome types), `vars.rs` (client variables and
 //! observed revisions), `narrate.rs` (the sentences), `expr.rs` (expressions and paths).

@@ -67,8 +67,13 @@ impl World {
     }
 
     /// Runs one step of `client`: its next statement, or the backoff sleep between two attempts.
-    /// Stepping a sleeping client first advances the clock to its wake-up time.
-    pub fn step(&mut self, scenario: &Scenario, client: u32) -> Result<StepRecord, ScheduleError> {
+    /// Stepping a sleeping client first advances the clock to its wake-up time. Callers go
+    /// through [`World::take_step`], which draws the scheduler's tie-break first.
+    pub(super) fn step(
+        &mut self,
+        scenario: &Scenario,
+        client: u32,
+    ) -> Result<StepRecord, ScheduleError> {
         let Some(state) = self.clients.get(client as usize) else {
             return Err(ScheduleError::UnknownClient(client));
         };

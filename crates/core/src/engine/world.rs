@@ -3,10 +3,10 @@
 
 use super::backoff::RetryState;
 use super::expr;
-use super::records::{ClientOutcome, Failure, Verb};
+use super::records::{ClientOutcome, Failure, StepRecord, Verb};
 use super::request::{body_revision, query, with_identity};
 use super::vars::{revision_in, set_revision, Revisions, Vars};
-use super::{RunError, MAX_CLIENTS, SETUP_ACTOR, SETUP_MANAGER};
+use super::{RunError, ScheduleError, MAX_CLIENTS, SETUP_ACTOR, SETUP_MANAGER};
 use crate::lang::ast::{Backoff, Scenario, SetupBody, Stmt, StmtKind};
 use crate::rng::Rng;
 use crate::store::{Actor, Env, LostUpdate, Method, ObjectRef, Request, Store};
@@ -226,6 +226,28 @@ impl World {
             0 => None,
             1 => Some(tied[0]),
             n => Some(tied[self.rng.below(n as u32) as usize]),
+        }
+    }
+
+    /// Takes one scheduled step: the one way a run ([`crate::run::Run`], which the page and
+    /// the command line build), a replay and the explorer step a world.
+    ///
+    /// It first draws the default scheduler's tie-break ([`World::pick_default`]), whether
+    /// `pick` names the client or not, so that the generator (and with it every later jitter
+    /// and uid) is the same whether a step was picked by hand (a token letter, the learner's
+    /// pick, the explorer's choice) or by the default scheduler: a run's token, or any prefix
+    /// of it, replays that very run. Then it steps `pick`, or else the default choice.
+    /// `Ok(None)` when `pick` is `None` and every client has finished (then nothing is drawn:
+    /// `pick_default` draws only on ties).
+    pub fn take_step(
+        &mut self,
+        scenario: &Scenario,
+        pick: Option<u32>,
+    ) -> Result<Option<StepRecord>, ScheduleError> {
+        let default = self.pick_default();
+        match pick.or(default) {
+            Some(client) => self.step(scenario, client).map(Some),
+            None => Ok(None),
         }
     }
 
