@@ -135,6 +135,9 @@ pub struct StepRecord {
     pub verb: Option<Verb>,
     pub target: Option<ObjectRef>,
     pub request: Option<Request>,
+    /// The resourceVersion the request carried in its body, as sent (see
+    /// `request::sent_resource_version`).
+    pub sent_resource_version: Option<String>,
     pub response: Option<Response>,
     /// The revision the request wrote, if it changed the store.
     pub revision: Option<u64>,
@@ -164,6 +167,7 @@ impl StepRecord {
             verb: None,
             target: None,
             request: None,
+            sent_resource_version: None,
             response: None,
             revision: None,
             lost_updates: Vec::new(),

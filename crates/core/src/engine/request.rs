@@ -90,6 +90,20 @@ pub(super) fn query(path: String, manager: &str, force: bool) -> String {
     p
 }
 
+/// The resourceVersion a request carried in its body, as sent (`"100"`): an object body's
+/// `metadata.resourceVersion`, or else the value of the first JSON patch operation on
+/// `/metadata/resourceVersion` (a `test` guard or a `replace`); a value that is not a string
+/// as JSON text. A delete's preconditions are not in it.
+fn sent_resource_version(request: &Request) -> Option<String> {
+    let body = request.body.as_ref()?;
+    let rv = body.pointer("/metadata/resourceVersion").or_else(|| {
+        body.as_array()?.iter().find_map(|op| {
+            (op.get("path")?.as_str()? == "/metadata/resourceVersion").then(|| op.get("value"))?
+        })
+    })?;
+    Some(rv.as_str().map_or_else(|| rv.to_string(), str::to_owned))
+}
+
 /// What a request statement sends, built before anything is sent.
 struct Built {
     verb: Verb,
@@ -359,6 +373,7 @@ impl World {
         };
         let mut sentence = narrate::request(&ctx);
         rec.mark = narrate::mark(&response, !lost_updates.is_empty());
+        rec.sent_resource_version = sent_resource_version(&request);
         rec.request = Some(request);
         rec.revision = revision;
         rec.lost_updates = lost_updates;
