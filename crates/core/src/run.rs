@@ -91,10 +91,8 @@ impl Run {
         }
         let mut w = base.clone();
         for j in k * CHECKPOINT_EVERY..i {
-            // Every step draws the scheduler's tie-break first, picked by hand or not.
-            let _ = w.pick_default();
             // Replaying recorded steps cannot fail: they succeeded the first time.
-            let _ = w.step(&self.scenario, self.steps[j].client);
+            let _ = w.take_step(&self.scenario, Some(self.steps[j].client));
         }
         Cow::Owned(w)
     }
@@ -126,25 +124,14 @@ impl Run {
             return Ok(None);
         }
         let step = self.steps.len() as u32 + 1;
-        let rec = match client {
-            Some(c) => {
-                // Draw the tie-break the default scheduler would have drawn, so the generator
-                // (and with it every later jitter and uid) is the same whether a step was picked
-                // by hand or by default: a token replays the run it was read from exactly.
-                let _ = self.current.pick_default();
-                self.current
-                    .step(&self.scenario, c)
-                    .map_err(|error| RunError::Schedule { step, error })?
-            }
-            None => {
-                // With no client left, `pick_default` changes nothing (it draws only on ties).
-                let Some(c) = self.current.pick_default() else {
-                    return Ok(None);
-                };
-                self.current
-                    .step(&self.scenario, c)
-                    .map_err(|error| RunError::Schedule { step, error })?
-            }
+        // `take_step` draws the scheduler's tie-break whoever picks the client, so a token
+        // replays the run it was read from exactly.
+        let taken = self
+            .current
+            .take_step(&self.scenario, client)
+            .map_err(|error| RunError::Schedule { step, error })?;
+        let Some(rec) = taken else {
+            return Ok(None);
         };
         self.steps.push(rec);
         if self.steps.len().is_multiple_of(CHECKPOINT_EVERY) {

@@ -29,6 +29,10 @@ pub struct StepView {
     pub content_type: Option<String>,
     /// Pretty JSON.
     pub request_body: Option<String>,
+    /// The resourceVersion the request carried in its body (`100`), from the request the
+    /// engine built: an object's `metadata.resourceVersion`, or a JSON patch operation's
+    /// value on `/metadata/resourceVersion`.
+    pub sent_resource_version: Option<String>,
     /// `409 Conflict`.
     pub status_line: Option<String>,
     pub status_code: Option<u16>,
@@ -263,6 +267,7 @@ pub fn step_view(scenario: &Scenario, index: u32, rec: &StepRecord) -> StepView 
             .as_ref()
             .and_then(|r| r.body.as_ref())
             .map(pretty),
+        sent_resource_version: rec.sent_resource_version.clone(),
         status_line: response.map(|r| status_line(r.code)),
         status_code: response.map(|r| r.code),
         response_body: response.map(|r| pretty(&r.body)),
@@ -479,17 +484,9 @@ pub fn world_view(scenario: &Scenario, world: &World) -> WorldView {
     }
 }
 
-/// Whether a statement sends a request (for the editor's gutter).
+/// Whether a statement sends a request (for the editor's gutter): [`StmtKind::sends_request`].
 pub fn sends_request(kind: &StmtKind) -> bool {
-    matches!(
-        kind,
-        StmtKind::Get { .. }
-            | StmtKind::Update { .. }
-            | StmtKind::Create { .. }
-            | StmtKind::Patch { .. }
-            | StmtKind::Apply { .. }
-            | StmtKind::Delete { .. }
-    )
+    kind.sends_request()
 }
 
 /// The run as narrated text, as `rvlab run` prints it: one entry per step (number, client,

@@ -13,19 +13,6 @@ pub fn short_request(step: &StepView) -> Option<String> {
     Some(format!("{method} {last}"))
 }
 
-/// The `resourceVersion` a request carried in its body, if any (`"100"`).
-pub fn sent_version(step: &StepView) -> Option<String> {
-    let body = step.request_body.as_deref()?;
-    let value: serde_json::Value = serde_json::from_str(body).ok()?;
-    let rv = value.pointer("/metadata/resourceVersion").or_else(|| {
-        // A JSON patch guards with `test` on /metadata/resourceVersion.
-        value.as_array()?.iter().find_map(|op| {
-            (op.get("path")?.as_str()? == "/metadata/resourceVersion").then(|| op.get("value"))?
-        })
-    })?;
-    Some(rv.as_str().map_or_else(|| rv.to_string(), str::to_owned))
-}
-
 /// An icon and a word for a step's mark, so that colour is never the only signal.
 pub fn mark_badge(mark: Mark) -> Option<(&'static str, &'static str)> {
     match mark {
@@ -48,10 +35,8 @@ mod tests {
         let s = AppState::default().apply(Action::RunToEnd);
         let steps = &s.shown.as_ref().unwrap().steps;
         assert_eq!(short_request(&steps[0]).as_deref(), Some("GET my-config"));
-        assert_eq!(sent_version(&steps[0]), None);
         assert_eq!(short_request(&steps[2]), None, "a local step sends nothing");
         assert_eq!(short_request(&steps[5]).as_deref(), Some("PUT my-config"));
-        assert_eq!(sent_version(&steps[5]).as_deref(), Some("100"));
         assert_eq!(mark_badge(steps[5].mark), Some(("⚠", "conflict")));
         assert_eq!(mark_badge(steps[3].mark), None);
     }

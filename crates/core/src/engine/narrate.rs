@@ -86,8 +86,8 @@ pub struct RequestCtx<'a> {
     pub world: &'a World,
 }
 
-/// "alice's update (101)", "alice's update and carol's merge patch": who wrote `target` after
-/// revision `since`.
+/// "alice's update", "alice's update and carol's merge patch", "the scenario's setup": who
+/// wrote `target` after revision `since`, from the store's event log.
 fn movers(w: &World, target: &ObjectRef, since: u64) -> Option<String> {
     let key = target.to_string();
     let names: Vec<String> = w
@@ -95,9 +95,10 @@ fn movers(w: &World, target: &ObjectRef, since: u64) -> Option<String> {
         .events()
         .iter()
         .filter(|e| e.object == key && e.revision > since)
-        .map(|e| {
-            let verb = w.write_verb(e.revision);
-            format!("{}'s {}", e.writer, verb_noun(verb))
+        .map(|e| match w.write_verb(e.revision) {
+            // The setup's writes are recorded under the actor `setup`: not "setup's setup".
+            Verb::Setup => "the scenario's setup".to_string(),
+            verb => format!("{}'s {}", e.writer, verb_noun(verb)),
         })
         .collect();
     match names.len() {
@@ -140,6 +141,64 @@ fn carried_rv(ctx: &RequestCtx<'_>) -> Option<String> {
                 .flatten()
         }),
         _ => None,
+    }
+}
+
+/// Which precondition a 409 Conflict says failed, read from the Status message the store sent
+/// (kubernetes-semantics.md §1.7, §2.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Failed {
+    /// A UID precondition: a PUT body's `metadata.uid` (§1.7b) or a delete's `preconditions.uid`
+    /// (§1.7a).
+    Uid,
+    /// The resourceVersion the write carried is not the object's (the optimistic lock, or a
+    /// delete's `preconditions.resourceVersion`).
+    ResourceVersion,
+    /// Anything else (server-side apply field conflicts, …).
+    Other,
+}
+
+fn failed_precondition(r: &Response) -> Failed {
+    let message = r.body["message"].as_str().unwrap_or("");
+    if message.contains("Precondition failed: UID in precondition")
+        || message.contains("the UID in the precondition (")
+    {
+        Failed::Uid
+    } else if message.contains("the object has been modified")
+        || message.contains("the ResourceVersion in the precondition (")
+    {
+        Failed::ResourceVersion
+    } else {
+        Failed::Other
+    }
+}
+
+/// "alice's update was rejected with 409 Conflict: the object alice sent carries uid u-1 …":
+/// the uid the request carried (the PUT body's, or the delete's precondition) against the
+/// object's.
+fn uid_conflict(ctx: &RequestCtx<'_>) -> String {
+    let (c, t) = (ctx.client, ctx.target);
+    let body = ctx.request.body.as_ref();
+    let current = ctx
+        .world
+        .store
+        .get(t)
+        .and_then(|o| o["metadata"]["uid"].as_str())
+        .unwrap_or("?");
+    if ctx.verb == Verb::Delete {
+        let sent = body
+            .and_then(|b| b["preconditions"]["uid"].as_str())
+            .unwrap_or("?");
+        format!(
+            "{c}'s delete was rejected with 409 Conflict: the precondition says uid {sent}, but {t} has uid {current}"
+        )
+    } else {
+        let sent = body
+            .and_then(|b| b["metadata"]["uid"].as_str())
+            .unwrap_or("?");
+        format!(
+            "{c}'s update was rejected with 409 Conflict: the object {c} sent carries uid {sent} (a PUT's metadata.uid is a precondition), but {t} has uid {current}"
+        )
     }
 }
 
@@ -226,9 +285,11 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
         let label = status_text(r);
         let message = r.body["message"].as_str().unwrap_or("").to_string();
         let reason = r.body["reason"].as_str().unwrap_or("");
+        let failed = failed_precondition(r);
         match (ctx.verb, reason) {
             (Verb::Get, _) => format!("{c}'s get of {t} failed with {label}: {message}"),
-            (Verb::Update, "Conflict") => {
+            (Verb::Update | Verb::Delete, "Conflict") if failed == Failed::Uid => uid_conflict(ctx),
+            (Verb::Update, "Conflict") if failed == Failed::ResourceVersion => {
                 let sent = ctx
                     .request
                     .body
@@ -248,7 +309,7 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
                     ),
                 }
             }
-            (Verb::Delete, "Conflict") => {
+            (Verb::Delete, "Conflict") if failed == Failed::ResourceVersion => {
                 let pre = ctx
                     .request
                     .body
@@ -269,18 +330,24 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
                     None => format!("{c}'s delete of {t} was rejected with {label}: {message}"),
                 }
             }
-            (Verb::MergePatch | Verb::StrategicPatch | Verb::JsonPatch, "Conflict")
-                if carried_rv(ctx).is_some() =>
-            {
+            (
+                Verb::MergePatch | Verb::StrategicPatch | Verb::JsonPatch | Verb::Apply,
+                "Conflict",
+            ) if failed == Failed::ResourceVersion && carried_rv(ctx).is_some() => {
                 let sent = carried_rv(ctx).unwrap_or_default();
                 let since = sent.parse::<u64>().unwrap_or(0);
+                let what = if ctx.verb == Verb::Apply {
+                    "the applied object"
+                } else {
+                    "the patch"
+                };
                 match movers(ctx.world, t, since) {
                     Some(m) => format!(
-                        "{c}'s {noun} was rejected with 409 Conflict: the patch carried resourceVersion {sent}, but {m} moved {t} to {}",
+                        "{c}'s {noun} was rejected with 409 Conflict: {what} carried resourceVersion {sent}, but {m} moved {t} to {}",
                         rv(ctx.after)
                     ),
                     None => format!(
-                        "{c}'s {noun} was rejected with 409 Conflict: the patch carried resourceVersion {sent}, but {t} is at {}",
+                        "{c}'s {noun} was rejected with 409 Conflict: {what} carried resourceVersion {sent}, but {t} is at {}",
                         rv(ctx.after)
                     ),
                 }

@@ -12,7 +12,8 @@
 //!   nothing (local edits, bindings, `sleep`s, backoff sleeps) up to its next request or its
 //!   end. The letters of all those steps are the edge of the transition, so prefix + edges is
 //!   a complete schedule token that [`crate::run::Run::new`] replays step for step: the
-//!   explorer calls the same [`World::step`] the run does.
+//!   explorer steps through the same [`World::take_step`] the run does (tie-break draw
+//!   included).
 //! - **Evaluation**: the scenario's expectations on the final world, and an outcome class: the
 //!   final objects without the metadata that differs only by timing or by the generator
 //!   (`creationTimestamp`, `uid`, `managedFields[].time`; resourceVersions and content kept),
@@ -223,7 +224,7 @@ impl ScenarioModel {
             .is_some_and(|c| c.outcome.is_none())
             && !world.next_sends_request(&self.scenario, client)
         {
-            if world.step(&self.scenario, client).is_err() {
+            if world.take_step(&self.scenario, Some(client)).is_err() {
                 return;
             }
             letters.push(b'a' + client as u8);
@@ -415,7 +416,7 @@ impl Model for ScenarioModel {
     fn advance(&self, node: &Node, client: u32) -> (Node, Vec<u8>) {
         let mut next = node.clone();
         let mut letters = Vec::new();
-        if next.world.step(&self.scenario, client).is_ok() {
+        if next.world.take_step(&self.scenario, Some(client)).is_ok() {
             letters.push(b'a' + client as u8);
             self.run_local(&mut next.world, client, &mut letters);
         }

@@ -146,6 +146,23 @@ pub enum StmtKind {
     Retry { policy: Backoff, body: Vec<Stmt> },
 }
 
+impl StmtKind {
+    /// Whether running this statement sends a request: the one rule the checker, the engine,
+    /// the explorer (statements that send none never create a choice) and the views use. A
+    /// `retry` block sends nothing itself (entering it is not a step).
+    pub fn sends_request(&self) -> bool {
+        match self {
+            StmtKind::Get { .. }
+            | StmtKind::Update { .. }
+            | StmtKind::Create { .. }
+            | StmtKind::Patch { .. }
+            | StmtKind::Apply { .. }
+            | StmtKind::Delete { .. } => true,
+            StmtKind::Assign { .. } | StmtKind::Sleep { .. } | StmtKind::Retry { .. } => false,
+        }
+    }
+}
+
 /// The three PATCH flavours a client can send (apply is its own statement).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PatchType {

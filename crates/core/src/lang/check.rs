@@ -213,14 +213,8 @@ fn uses(
 
 fn sends_request(body: &[Stmt]) -> bool {
     body.iter().any(|s| match &s.kind {
-        StmtKind::Get { .. }
-        | StmtKind::Update { .. }
-        | StmtKind::Create { .. }
-        | StmtKind::Patch { .. }
-        | StmtKind::Apply { .. }
-        | StmtKind::Delete { .. } => true,
         StmtKind::Retry { body, .. } => sends_request(body),
-        StmtKind::Assign { .. } | StmtKind::Sleep { .. } => false,
+        kind => kind.sends_request(),
     })
 }
 

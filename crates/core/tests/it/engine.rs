@@ -879,3 +879,44 @@ fn first_break_position_shows_the_step_that_lost_the_update_not_the_end() {
     assert!(holds.all_hold());
     assert_eq!(holds.first_break_position(), holds.len());
 }
+
+/// The version a request sent, as the timeline shows it (`PUT my-config rv 100`), comes from
+/// the request the engine built: an update's body, a JSON patch's operation on
+/// `/metadata/resourceVersion`; a read and a local step send none.
+#[test]
+fn the_step_view_names_the_version_a_request_sent() {
+    let s = scenario(SEED_STORY);
+    let run = Run::new(&s, 0, Some("abaabb")).unwrap();
+    let steps = rvlab_core::view::steps_view(&run);
+    assert_eq!(
+        steps[0].sent_resource_version, None,
+        "a get sends no version"
+    );
+    assert_eq!(
+        steps[2].sent_resource_version, None,
+        "a local step sends nothing"
+    );
+    assert_eq!(steps[5].sent_resource_version.as_deref(), Some("100"));
+    let s = scenario(
+        r#"
+object configmap/c at resourceVersion 7:
+    data.k = "v"
+
+client a:
+    patch configmap/c json [
+        {op: "test", path: "/metadata/resourceVersion", value: "7"},
+        {op: "replace", path: "/data/k", value: "w"},
+    ]
+    patch configmap/c merge {metadata: {resourceVersion: "8"}, data: {k: "x"}}
+    patch configmap/c merge {data: {k: "y"}}
+    delete configmap/c precondition resourceVersion "10"
+"#,
+    );
+    let run = Run::new(&s, 0, None).unwrap();
+    let sent: Vec<Option<String>> = rvlab_core::view::steps_view(&run)
+        .into_iter()
+        .map(|v| v.sent_resource_version)
+        .collect();
+    let want = [Some("7"), Some("8"), None, None];
+    assert_eq!(sent, want.map(|w| w.map(str::to_string)));
+}

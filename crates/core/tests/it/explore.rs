@@ -58,7 +58,7 @@ struct Brute {
 /// here independently, on plain worlds).
 fn run_local(s: &Scenario, w: &mut World, client: u32) {
     while w.clients[client as usize].outcome.is_none() && !w.next_sends_request(s, client) {
-        w.step(s, client).expect("step");
+        w.take_step(s, Some(client)).expect("step");
     }
 }
 
@@ -91,7 +91,7 @@ fn walk(s: &Scenario, model: &ScenarioModel, w: World, out: &mut Brute) {
     }
     for c in unfinished {
         let mut next = w.clone();
-        next.step(s, c).expect("step");
+        next.take_step(s, Some(c)).expect("step");
         run_local(s, &mut next, c);
         walk(s, model, next, out);
     }

@@ -4,4 +4,5 @@ mod engine;
 mod exercises;
 mod explore;
 mod lang;
+mod narration;
 mod store;

@@ -6,7 +6,7 @@
 
 use super::el;
 use super::{Part, RunPart, RunPartProps};
-use crate::labels::{mark_badge, sent_version, short_request};
+use crate::labels::{mark_badge, short_request};
 use crate::state::{Action, AppState, Shown};
 use rvlab_core::view::WorldView;
 use std::rc::Rc;
@@ -42,7 +42,9 @@ fn row(shown: &Shown, index: usize, dispatch: &UseReducerDispatcher<AppState>) -
     let cell = {
         let main = match short_request(step) {
             Some(req) => {
-                let sent = sent_version(step)
+                let sent = step
+                    .sent_resource_version
+                    .as_ref()
                     .map(|v| format!(" rv {v}"))
                     .unwrap_or_default();
                 el("span", "req", format!("{req}{sent}"))
