@@ -14,6 +14,7 @@
 
 pub mod components;
 pub mod hooks;
+pub mod json;
 pub mod labels;
 pub mod link;
 pub mod state;
