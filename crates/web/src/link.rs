@@ -80,7 +80,12 @@ pub fn share_state(app: &AppState) -> ShareState {
 
 /// The fragment (without `#`) for the state and flags, or why it cannot be shared.
 pub fn fragment(app: &AppState, flags: Flags) -> Result<String, String> {
-    let mut out = share_state(app).encode();
+    fragment_of(&share_state(app), flags)
+}
+
+/// The fragment (without `#`) for a link's content and flags, or why it cannot be shared.
+pub fn fragment_of(state: &ShareState, flags: Flags) -> Result<String, String> {
+    let mut out = state.encode();
     out.push_str(flags.suffix());
     if out.len() > MAX_LINK_BYTES {
         return Err(format!(

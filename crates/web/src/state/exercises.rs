@@ -42,6 +42,27 @@ pub struct ExercisesState {
     pub restored: bool,
 }
 
+impl ExercisesState {
+    /// Whether the exercise is marked solved.
+    pub fn is_solved(&self, id: &str) -> bool {
+        self.solved.iter().any(|s| s == id)
+    }
+
+    /// Whether `action` changes nothing (see `AppState::ignores`): the view already open or
+    /// closed, no hint left to show, a refused edit already said.
+    pub fn ignores(&self, action: &ExerciseAction) -> bool {
+        match action {
+            ExerciseAction::Open(open) => *open == self.open && *open == self.current.is_some(),
+            ExerciseAction::Hint => self
+                .current
+                .as_ref()
+                .is_none_or(|s| s.hints_shown >= s.exercise.hints.len()),
+            ExerciseAction::RefusedEdit => self.current.as_ref().is_none_or(|s| s.refused_edit),
+            _ => false,
+        }
+    }
+}
+
 /// What happens in the exercises view.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExerciseAction {
@@ -206,7 +227,7 @@ pub fn edit_blocked(ranges: &[(u32, u32)], start: u32, end: u32, input_type: &st
 impl AppState {
     /// Whether the exercise is marked solved.
     pub fn is_solved(&self, id: &str) -> bool {
-        self.exercises.solved.iter().any(|s| s == id)
+        self.exercises.is_solved(id)
     }
 
     pub(super) fn apply_exercise(&mut self, action: ExerciseAction) {
