@@ -21,6 +21,9 @@ pub mod table;
 pub mod tabs;
 pub mod timeline;
 
+#[cfg(all(test, not(target_family = "wasm")))]
+mod tests;
+
 pub use html::{button, el, el_id, markup, on_click, on_value};
 pub use run_part::{Part, RunPart};
 
