@@ -32,7 +32,7 @@ pub mod rng;
 pub mod run;
 pub mod schedule;
 pub mod share;
-mod sort;
+pub mod sort;
 pub mod store;
 pub mod trace;
 pub mod view;

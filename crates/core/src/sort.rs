@@ -9,7 +9,7 @@
 use std::cmp::Ordering;
 
 /// Sorts `v` stably by `cmp`, like `v.sort_by(cmp)`.
-pub(crate) fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
+pub fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
     if v.len() < 2 {
         return;
     }
@@ -21,12 +21,12 @@ pub(crate) fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
 }
 
 /// Sorts `v` stably by `key`, like `v.sort_by_key(key)`.
-pub(crate) fn sort_by_key<T, K: Ord>(v: &mut [T], mut key: impl FnMut(&T) -> K) {
+pub fn sort_by_key<T, K: Ord>(v: &mut [T], mut key: impl FnMut(&T) -> K) {
     sort_by(v, |a, b| key(a).cmp(&key(b)));
 }
 
 /// Sorts `v` stably, like `v.sort()`.
-pub(crate) fn sort<T: Ord>(v: &mut [T]) {
+pub fn sort<T: Ord>(v: &mut [T]) {
     sort_by(v, T::cmp);
 }
 

@@ -6,27 +6,35 @@
 //!   saved work in local storage, the embed height report;
 //! - [`link`]: share links, embed flags and saved work as pure functions (and the priority on
 //!   load: link, then saved work, then the first lesson);
-//! - [`components`]: one file per region (editor + diagnostics, timeline, controls,
-//!   inspector, narration, expectations, lesson picker, share bar, help), as plain functions
-//!   of the state plus one memoised component for the costly parts;
+//! - [`components`]: one file per region (editor + diagnostics, timeline, table view,
+//!   controls, inspector, narration, expectations, lesson picker, tabs, exercises, explorer,
+//!   share bar, notice, help), as plain functions of the data each shows plus the reducer's
+//!   dispatcher, and one memoised component for the costly parts ([`components::RunPart`]);
+//! - [`json`]: the page's small JSON records, built without `json!`;
 //! - [`labels`]: short timeline labels cut from the core's preformatted views;
 //! - [`App`] and [`start`]: the page and its entry point (panic hook + render).
 
 pub mod components;
 pub mod hooks;
+pub mod json;
 pub mod labels;
 pub mod link;
 pub mod state;
 pub mod worker;
 
-use components::controls::controls;
+use components::controls::{controls, Playback};
 use components::editor::{diagnostics, DiagnosticsProps, EditorProps};
 use components::el;
-use components::exercises::{exercises, view_tabs};
+use components::exercises::exercises;
+use components::expectations::expectations;
 use components::explorer::explorer;
+use components::help::help_overlay;
 use components::inspector::inspector;
-use components::panels::{expectations, lesson_picker, narration};
-use components::share::{help_overlay, live_narration, notice, share_bar, use_share_output};
+use components::lesson_picker::lesson_picker;
+use components::narration::{live_narration, narration};
+use components::notice::notice;
+use components::share::{share_bar, use_share_output, Sharing};
+use components::tabs::view_tabs;
 use components::timeline::{history_line, timeline, use_current_row, ShownRef};
 use components::{Part, RunPart};
 use yew::prelude::*;
@@ -37,7 +45,8 @@ use yew::prelude::*;
 #[global_allocator]
 static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
-/// The page.
+/// The page: the state, the effects (hooks), and each region given the part of the state it
+/// shows and the reducer's dispatcher.
 #[function_component(App)]
 pub fn app() -> Html {
     let flags = use_mut_ref(|| None::<link::Flags>);
@@ -50,7 +59,9 @@ pub fn app() -> Html {
         })
     };
     let flags: link::Flags = flags.borrow().unwrap_or_default();
+    let dispatch = app.dispatcher();
     let main_ref = crate::hooks::use_node();
+    let textarea = crate::hooks::use_node();
     hooks::use_debounced_reparse(&app);
     hooks::use_autoplay(&app);
     hooks::use_keyboard(&app);
@@ -58,12 +69,11 @@ pub fn app() -> Html {
     hooks::use_height_report(&main_ref, flags);
     hooks::explore::use_explore_worker(&app);
     hooks::exercises::use_exercise_progress(&app);
-    hooks::exercises::use_locked_lines(&app);
+    hooks::exercises::use_locked_lines(&app, &textarea);
     hooks::use_effect((), |_| {
         mark_interactive();
         hooks::nothing()
     });
-    let textarea = crate::hooks::use_node();
     let source = AttrValue::from(app.source.clone());
     let world = match &app.shown {
         Some(shown) => shown.world_view(app.cursor),
@@ -76,34 +86,28 @@ pub fn app() -> Html {
             finished: true,
         },
     };
-    let scroller = use_current_row(app.cursor, app.shown.as_ref(), app.table_view);
+    let current_row = use_current_row(app.cursor, app.shown.as_ref(), app.table_view);
     let shown_ref = app.shown.clone().map(ShownRef);
+    let step = app.current_step();
     let timeline = if app.table_view {
-        html! { <RunPart part={Part::Table} dispatch={app.dispatcher()} shown={shown_ref.clone()} cursor={app.cursor} /> }
+        html! { <RunPart part={Part::Table(shown_ref, app.cursor)} dispatch={dispatch.clone()} /> }
     } else {
-        timeline(
-            &app.dispatcher(),
-            shown_ref,
-            history_line(&world),
-            &scroller,
-        )
+        timeline(&dispatch, shown_ref, history_line(&world), &current_row)
     };
     let close_help = hooks::use_help_focus(app.help_open);
     let share_output = use_share_output();
-    let help = app
-        .help_open
-        .then(|| help_overlay(&app.dispatcher(), &close_help));
+    let help = app.help_open.then(|| help_overlay(&dispatch, &close_help));
     // The panels are plain functions rather than components (their few hooks live here): they
     // re-render with the app state anyway, and each component costs ~1.5 kB of wasm
     // (docs/size.md). Only the costly parts are a component (`RunPart`), to skip them.
     let editor = html! {
             <section class="panel editor" aria-label="Scenario editor">
                 {el("h2", "", "Scenario")}
-                <RunPart part={Part::Editor} dispatch={app.dispatcher()} editor={EditorProps {
+                <RunPart part={Part::Editor(EditorProps {
                     source: source.clone(),
                     diagnostics: app.diagnostics.clone(),
                     textarea: textarea.clone(),
-                }} />
+                })} dispatch={dispatch.clone()} />
                 {diagnostics(&DiagnosticsProps {
                     source,
                     diagnostics: app.diagnostics.clone(),
@@ -113,20 +117,19 @@ pub fn app() -> Html {
                 })}
             </section>
     };
+    let scenario = app.shown.as_ref().map(|s| &s.run.scenario);
+    let notice = notice(&dispatch, app.notice.as_deref());
     // One tree for the page and its embed form (the flags never change while the page lives):
     // less view code than two trees (docs/size.md); the DOM of each is as before.
     let embed = flags.embed;
     let (top, bottom) = if embed {
-        let title = app
-            .shown
-            .as_ref()
-            .and_then(|s| s.run.scenario.title.clone());
+        let title = scenario.and_then(|s| s.title.clone());
         let full = link::fragment(&app, link::Flags::default())
             .map(|f| format!("{}#{f}", hooks::page_url()))
             .unwrap_or_else(|_| hooks::page_url());
         let top = html! {
             <>
-                {notice(&app)}
+                {notice}
                 if let Some(t) = title { {components::el_id("h1", "embed-title", "scenario-title", t)} }
             </>
         };
@@ -140,35 +143,52 @@ pub fn app() -> Html {
         };
         (top, bottom)
     } else {
+        let catalogue = &app.catalogue;
+        let sharing = Sharing {
+            link: link::share_state(&app),
+            title: scenario.and_then(|s| s.title.clone()),
+            table_view: app.table_view,
+            base_title: rvlab_core::lessons::LESSONS
+                .iter()
+                .position(|l| l.id == app.base_lesson)
+                .map(|i| catalogue.lesson_title(i).to_string())
+                .unwrap_or_default(),
+        };
         let top = html! {
             <>
                 <header class="topbar">
                     {components::markup(r#"<h1>rvlab<span class="tagline"> resourceVersion, 409 Conflict and retries, step by step</span></h1>"#)}
-                    {view_tabs(&app)}
-                    if !app.exercises.open { {lesson_picker(&app)} }
-                    {share_bar(&app, flags, &share_output)}
-                    <div class="notices">{notice(&app)}</div>
+                    {view_tabs(&dispatch, app.exercises.open, app.exercises.solved.len())}
+                    if !app.exercises.open { {lesson_picker(&dispatch, app.lesson, scenario, catalogue)} }
+                    {share_bar(&dispatch, sharing, flags, &share_output)}
+                    <div class="notices">{notice}</div>
                 </header>
                 {editor}
             </>
         };
         (
             top,
-            html! { <>{inspector(&app, &world)}{expectations(&app)}</> },
+            html! { <>{inspector(&world, step)}{expectations(app.shown.as_ref().map(|s| &s.expectations[..]))}</> },
         )
     };
     html! {
         <main class={if embed { "app embed" } else { "app" }} data-testid="app" ref={main_ref}>
             {top}
             <div class="play">
-                if app.exercises.open && !embed { {exercises(&app)} }
-                {controls(&app, &world)}
-                {narration(&app)}
+                if app.exercises.open && !embed { {exercises(&dispatch, &app.exercises, &app.source, &app.catalogue)} }
+                {controls(&dispatch, Playback {
+                    cursor: app.cursor,
+                    len: app.len(),
+                    playing: app.playing,
+                    speed_ms: app.speed_ms,
+                    seed: app.seed,
+                }, &world)}
+                {narration(step, app.stopped_here())}
                 {timeline}
-                if !embed { {explorer(&app)} }
+                if !embed { {explorer(&dispatch, &app.explore, app.explore_stale(), app.has_errors())} }
             </div>
             {bottom}
-            {live_narration(&app)}
+            {live_narration(step)}
             {help}
         </main>
     }

@@ -12,7 +12,7 @@
 use crate::state::{first_lesson, Action, AppState, Restore};
 use rvlab_core::lessons::lesson;
 use rvlab_core::share::{ShareState, Source, MAX_LINK_BYTES, MAX_TEXT_BYTES};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The local storage key of saved work.
 pub const STORAGE_KEY: &str = "rvlab.work";
@@ -80,7 +80,12 @@ pub fn share_state(app: &AppState) -> ShareState {
 
 /// The fragment (without `#`) for the state and flags, or why it cannot be shared.
 pub fn fragment(app: &AppState, flags: Flags) -> Result<String, String> {
-    let mut out = share_state(app).encode();
+    fragment_of(&share_state(app), flags)
+}
+
+/// The fragment (without `#`) for a link's content and flags, or why it cannot be shared.
+pub fn fragment_of(state: &ShareState, flags: Flags) -> Result<String, String> {
+    let mut out = state.encode();
     out.push_str(flags.suffix());
     if out.len() > MAX_LINK_BYTES {
         return Err(format!(
@@ -136,16 +141,16 @@ pub fn restore_from_fragment(fragment: &str) -> Option<Result<Restore, String>> 
 
 /// The saved-work record for the state (JSON, versioned).
 pub fn stored_record(app: &AppState) -> String {
-    json!({
-        "v": STORAGE_VERSION,
-        "source": app.source,
-        "lesson": app.lesson,
-        "base_lesson": app.base_lesson,
-        "schedule": app.schedule,
-        "position": app.cursor,
-        "seed": app.seed,
-        "table_view": app.table_view,
-    })
+    crate::json::object(vec![
+        ("v", STORAGE_VERSION.into()),
+        ("source", app.source.as_str().into()),
+        ("lesson", app.lesson.into()),
+        ("base_lesson", app.base_lesson.into()),
+        ("schedule", app.schedule.clone().into()),
+        ("position", app.cursor.into()),
+        ("seed", app.seed.into()),
+        ("table_view", app.table_view.into()),
+    ])
     .to_string()
 }
 
@@ -363,6 +368,32 @@ mod tests {
             .apply(Action::Reparse)
             .apply(Action::Jump(4));
         let record = stored_record(&edited);
+        // Byte for byte what `json!` wrote before the record was built by hand.
+        let by_macro = serde_json::json!({
+            "v": STORAGE_VERSION,
+            "source": edited.source,
+            "lesson": edited.lesson,
+            "base_lesson": edited.base_lesson,
+            "schedule": edited.schedule,
+            "position": edited.cursor,
+            "seed": edited.seed,
+            "table_view": edited.table_view,
+        });
+        assert_eq!(record, by_macro.to_string());
+        let picked = AppState::default()
+            .apply(Action::Next(1))
+            .apply(Action::SetTableView(true));
+        let by_macro = serde_json::json!({
+            "v": STORAGE_VERSION,
+            "source": picked.source,
+            "lesson": picked.lesson,
+            "base_lesson": picked.base_lesson,
+            "schedule": picked.schedule,
+            "position": picked.cursor,
+            "seed": picked.seed,
+            "table_view": picked.table_view,
+        });
+        assert_eq!(stored_record(&picked), by_macro.to_string());
         let s = initial_state("", Ok(Some(record.clone())));
         assert_eq!((s.source.as_str(), s.cursor), (text.as_str(), 4));
         assert!(s.notice.is_none());

@@ -4,7 +4,6 @@
 
 use rvlab_core::explore::{Bounds, ScenarioExplorer};
 use rvlab_core::lang::parse;
-use serde_json::json;
 use wasm_bindgen::prelude::*;
 
 /// A scenario explorer living in the worker: `new`, then `run(budget)` until the progress says
@@ -56,5 +55,28 @@ impl WorkerExplorer {
 }
 
 fn progress_json(p: rvlab_core::explore::Progress) -> String {
-    json!({ "states": p.states, "schedules": p.schedules, "done": p.done }).to_string()
+    crate::json::object(vec![
+        ("states", p.states.into()),
+        ("schedules", p.schedules.into()),
+        ("done", p.done.into()),
+    ])
+    .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_is_the_json_the_worker_script_reads() {
+        let p = rvlab_core::explore::Progress {
+            states: 12,
+            schedules: 3,
+            done: false,
+        };
+        assert_eq!(
+            progress_json(p),
+            r#"{"states":12,"schedules":3,"done":false}"#
+        );
+    }
 }

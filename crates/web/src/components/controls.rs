@@ -2,44 +2,56 @@
 //! "next" button per unfinished client (the learner is the scheduler).
 
 use super::el;
-use super::{markup, on_click, on_value, AppHandle};
+use super::{markup, on_click, on_value, Dispatch};
 use crate::state::{Action, SPEEDS_MS};
 use rvlab_core::view::{ClientStatus, WorldView};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
+/// Where the run stands and how it plays: what the controls show besides the clients.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Playback {
+    /// The step shown (`0..=len`).
+    pub cursor: usize,
+    /// The run's number of steps.
+    pub len: usize,
+    pub playing: bool,
+    /// Autoplay speed, milliseconds per step.
+    pub speed_ms: u32,
+    pub seed: u64,
+}
+
 fn button(
-    app: &AppHandle,
+    dispatch: &Dispatch,
     testid: &'static str,
     label: &'static str,
     key: &'static str,
     action: Action,
     disabled: bool,
 ) -> Html {
-    let onclick = on_click(&app.dispatcher(), action);
+    let onclick = on_click(dispatch, action);
     html! {
         <button type="button" data-testid={testid} {onclick} {disabled}
             aria-keyshortcuts={key} title={format!("{label} ({key})")}>{label}</button>
     }
 }
 
-/// The controls.
-pub fn controls(app: &AppHandle, world: &WorldView) -> Html {
-    let (cursor, len) = (app.cursor, app.len());
-    let on_scrub: Callback<InputEvent> =
-        on_value(&app.dispatcher(), |v| v.parse().ok().map(Action::Jump));
+/// The controls: the playback and, from the world shown, one "next" button per client that
+/// can go next.
+pub fn controls(dispatch: &Dispatch, play: Playback, world: &WorldView) -> Html {
+    let (cursor, len) = (play.cursor, play.len);
+    let on_scrub: Callback<InputEvent> = on_value(dispatch, |v| v.parse().ok().map(Action::Jump));
     let on_seed = {
-        let app = app.clone();
+        let (dispatch, seed) = (dispatch.clone(), play.seed);
         Callback::from(move |e: Event| {
             let input: HtmlInputElement = e.target_unchecked_into();
             match input.value().trim().parse::<u64>() {
-                Ok(seed) => app.dispatch(Action::SetSeed(seed)),
-                Err(_) => input.set_value(&app.seed.to_string()),
+                Ok(seed) => dispatch.dispatch(Action::SetSeed(seed)),
+                Err(_) => input.set_value(&seed.to_string()),
             }
         })
     };
-    let on_speed: Callback<Event> =
-        on_value(&app.dispatcher(), |v| v.parse().ok().map(Action::SetSpeed));
+    let on_speed: Callback<Event> = on_value(dispatch, |v| v.parse().ok().map(Action::SetSpeed));
     let nexts: Html = world
         .clients
         .iter()
@@ -50,7 +62,7 @@ pub fn controls(app: &AppHandle, world: &WorldView) -> Html {
             )
         })
         .map(|c| {
-            let onclick = on_click(&app.dispatcher(), Action::Next(c.index));
+            let onclick = on_click(dispatch, Action::Next(c.index));
             let what = c.next_statement.clone().unwrap_or_default();
             let sleeping = matches!(c.status, ClientStatus::Sleeping { .. });
             let key = (c.index + 1).to_string();
@@ -69,19 +81,19 @@ pub fn controls(app: &AppHandle, world: &WorldView) -> Html {
     html! {
         <section class="panel controls" data-testid="controls" aria-label="Controls">
             <div class="buttons">
-                {button(app, "reset", "Reset", "Home", Action::Reset, false)}
-                {button(app, "step-back", "◀ Back", "ArrowLeft", Action::StepBack, cursor == 0)}
-                {button(app, "step-forward", "Step ▶", "ArrowRight", Action::StepForward, cursor >= len)}
-                {button(app, "run-to-end", "Run to end ▶▶", "End", Action::RunToEnd, cursor >= len)}
-                <button type="button" data-testid="autoplay" aria-pressed={app.playing.to_string()}
-                    aria-keyshortcuts="Space" disabled={!app.playing && cursor >= len}
-                    onclick={on_click(&app.dispatcher(), Action::TogglePlaying)}>
-                    {if app.playing { "Pause" } else { "Play" }}
+                {button(dispatch, "reset", "Reset", "Home", Action::Reset, false)}
+                {button(dispatch, "step-back", "◀ Back", "ArrowLeft", Action::StepBack, cursor == 0)}
+                {button(dispatch, "step-forward", "Step ▶", "ArrowRight", Action::StepForward, cursor >= len)}
+                {button(dispatch, "run-to-end", "Run to end ▶▶", "End", Action::RunToEnd, cursor >= len)}
+                <button type="button" data-testid="autoplay" aria-pressed={play.playing.to_string()}
+                    aria-keyshortcuts="Space" disabled={!play.playing && cursor >= len}
+                    onclick={on_click(dispatch, Action::TogglePlaying)}>
+                    {if play.playing { "Pause" } else { "Play" }}
                 </button>
                 <label class="inline">{"speed "}
                     <select data-testid="speed" onchange={on_speed} aria-label="Autoplay speed">
                         { for SPEEDS_MS.iter().map(|&ms| html! {
-                            <option value={ms.to_string()} selected={ms == app.speed_ms}>{speed_label(ms)}</option>
+                            <option value={ms.to_string()} selected={ms == play.speed_ms}>{speed_label(ms)}</option>
                         }) }
                     </select>
                 </label>
@@ -91,7 +103,7 @@ pub fn controls(app: &AppHandle, world: &WorldView) -> Html {
                     value={cursor.to_string()} oninput={on_scrub} />
                 {super::el_id("span", "pos", "position", format!("step {cursor} of {len}"))}
                 <label class="inline">{"seed "}
-                    <input type="number" data-testid="seed" min="0" value={app.seed.to_string()}
+                    <input type="number" data-testid="seed" min="0" value={play.seed.to_string()}
                         onchange={on_seed} aria-label="Seed" class="seed" />
                 </label>
             </div>

@@ -4,7 +4,6 @@
 use super::el;
 use crate::state::{Action, AppState};
 use rvlab_core::lang::{highlight, Diagnostic, Severity};
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
@@ -30,16 +29,30 @@ pub struct DiagnosticsProps {
     pub textarea: NodeRef,
 }
 
-/// The most serious diagnostic of each line.
-fn line_marks(diagnostics: &[Diagnostic]) -> BTreeMap<u32, Severity> {
-    let mut marks = BTreeMap::new();
+/// The most serious diagnostic of each line, by line (a sorted `Vec`, not a map type: each
+/// map type costs its own code in the wasm, docs/size.md).
+fn line_marks(diagnostics: &[Diagnostic]) -> Vec<(u32, Severity)> {
+    let mut marks: Vec<(u32, Severity)> = Vec::new();
     for d in diagnostics {
-        let e = marks.entry(d.span.line.max(1)).or_insert(d.severity);
-        if d.severity < *e {
-            *e = d.severity;
+        let line = d.span.line.max(1);
+        match marks.binary_search_by_key(&line, |m| m.0) {
+            Ok(i) => {
+                if d.severity < marks[i].1 {
+                    marks[i].1 = d.severity;
+                }
+            }
+            Err(i) => marks.insert(i, (line, d.severity)),
         }
     }
     marks
+}
+
+/// The mark of line `n`, if any.
+fn mark_of(marks: &[(u32, Severity)], n: u32) -> Option<Severity> {
+    marks
+        .binary_search_by_key(&n, |m| m.0)
+        .ok()
+        .map(|i| marks[i].1)
 }
 
 /// The source cut into highlighted pieces (text is always rendered as text).
@@ -73,7 +86,7 @@ pub fn editor(props: &EditorProps, dispatch: &UseReducerDispatcher<AppState>) ->
     let marks = line_marks(&props.diagnostics);
     let gutter: Html = (1..=lines as u32)
         .map(|n| {
-            let class = match marks.get(&n) {
+            let class = match mark_of(&marks, n) {
                 Some(Severity::Error) => "ln ln-error",
                 Some(Severity::Warning) => "ln ln-warning",
                 None => "ln",
@@ -173,5 +186,42 @@ pub fn diagnostics(props: &DiagnosticsProps) -> Html {
             }
             <ul>{items}</ul>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rvlab_core::lang::parse;
+    use std::collections::BTreeMap;
+
+    /// What the `BTreeMap` version computed: the most serious diagnostic of each line.
+    fn with_a_map(diagnostics: &[Diagnostic]) -> Vec<(u32, Severity)> {
+        let mut marks = BTreeMap::new();
+        for d in diagnostics {
+            let e = marks.entry(d.span.line.max(1)).or_insert(d.severity);
+            if d.severity < *e {
+                *e = d.severity;
+            }
+        }
+        marks.into_iter().collect()
+    }
+
+    #[test]
+    fn line_marks_keep_the_most_serious_diagnostic_of_each_line() {
+        let text =
+            "client a:\n    x = get configmap/x\n    updat x\n    y = 1 +\nexpect nonsense ==\n";
+        let diagnostics = parse(text).diagnostics;
+        assert!(diagnostics.len() >= 2, "{diagnostics:?}");
+        let mut shuffled = diagnostics.clone();
+        shuffled.reverse();
+        for ds in [diagnostics, shuffled] {
+            let marks = line_marks(&ds);
+            assert_eq!(marks, with_a_map(&ds));
+            for (line, sev) in &marks {
+                assert_eq!(mark_of(&marks, *line), Some(*sev));
+            }
+            assert_eq!(mark_of(&marks, 999), None);
+        }
     }
 }

@@ -1,16 +1,16 @@
-//! The exercises view: the tabs (Lessons / Exercises), the course list with progress (✓), and
-//! the open exercise: instructions, the goal, which clients are locked, Check with the verdict
+//! The exercises view: the course list with progress (✓), and the open exercise: instructions, the goal, which clients are locked, Check with the verdict
 //! and its reasons (a click loads the deciding run), hints one at a time.
 
 use super::el;
-use super::{button, markup, AppHandle};
-use crate::state::exercises::ExerciseAction;
+use super::{button, markup, Dispatch};
+use crate::state::catalogue::{kind_label, Catalogue};
+use crate::state::exercises::{ExerciseAction, ExercisesState};
 use crate::state::Action;
 use rvlab_core::exercises::{Goal, EXERCISES};
 use yew::prelude::*;
 
-fn on(app: &AppHandle, action: ExerciseAction) -> Callback<MouseEvent> {
-    super::on_click(&app.dispatcher(), Action::Exercise(action))
+fn on(dispatch: &Dispatch, action: ExerciseAction) -> Callback<MouseEvent> {
+    super::on_click(dispatch, Action::Exercise(action))
 }
 
 /// The course item's classes (static strings: no `classes!` set to build).
@@ -23,57 +23,27 @@ fn item_class(here: bool, solved: bool) -> &'static str {
     }
 }
 
-thread_local! {
-    /// The course list's labels ("1. Title (break it)"), built once: each needs a parse of
-    /// its exercise, which a render should not repeat 13 times.
-    static EXERCISE_LABELS: Vec<String> = EXERCISES
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            b.parse()
-                .map(|e| format!("{}. {} ({})", i + 1, e.title, kind_label(&e.goal)))
-                .unwrap_or_else(|_| b.id.to_string())
-        })
-        .collect();
-}
-
-fn kind_label(goal: &Goal) -> &'static str {
-    match goal {
-        Goal::Break { .. } => "break it",
-        Goal::Fix => "fix it",
-    }
-}
-
-/// Lessons / Exercises, as two tabs.
-pub fn view_tabs(app: &AppHandle) -> Html {
-    let open = app.exercises.open;
-    html! {
-        <div class="tabs" role="tablist" aria-label="View">
-            <button type="button" role="tab" data-testid="lessons-tab" aria-selected={(!open).to_string()}
-                class={(!open).then_some("selected")} onclick={on(app, ExerciseAction::Open(false))}>{"Lessons"}</button>
-            <button type="button" role="tab" data-testid="exercises-tab" aria-selected={open.to_string()}
-                class={open.then_some("selected")} onclick={on(app, ExerciseAction::Open(true))}>
-                {format!("Exercises ({}/{} ✓)", app.exercises.solved.len(), EXERCISES.len())}
-            </button>
-        </div>
-    }
-}
-
-/// The course list and the open exercise.
-pub fn exercises(app: &AppHandle) -> Html {
-    let current = app.exercises.current.as_ref();
+/// The course list and the open exercise (`source`: the editor's text, for the clients'
+/// lines; `catalogue`: the list's labels).
+pub fn exercises(
+    dispatch: &Dispatch,
+    state: &ExercisesState,
+    source: &str,
+    catalogue: &Catalogue,
+) -> Html {
+    let current = state.current.as_ref();
     let items: Html = EXERCISES
         .iter()
         .enumerate()
         .map(|(i, b)| {
-            let solved = app.is_solved(b.id);
+            let solved = state.is_solved(b.id);
             let here = current.map(|c| c.id) == Some(b.id);
-            let title = EXERCISE_LABELS.with(|t| t.get(i).cloned().unwrap_or_default());
+            let title = catalogue.exercise_label(i).to_string();
             html! {
                 <li>
                     <button type="button" class={item_class(here, solved)}
                         data-testid="exercise-item" data-id={b.id} data-solved={solved.to_string()}
-                        aria-current={here.then_some("true")} onclick={on(app, ExerciseAction::Load(b.id))}>
+                        aria-current={here.then_some("true")} onclick={on(dispatch, ExerciseAction::Load(b.id))}>
                         <span class="tick" aria-label={if solved { "solved" } else { "not solved yet" }}>{if solved { "✓" } else { "○" }}</span>
                         {" "}{title}
                     </button>
@@ -96,7 +66,7 @@ pub fn exercises(app: &AppHandle) -> Html {
                 )),
             };
             let locks: Html = s
-                .clients(&app.source)
+                .clients(source)
                 .into_iter()
                 .map(|c| {
                     let line = c.line.map(|l| format!(", line {l}")).unwrap_or_default();
@@ -117,7 +87,7 @@ pub fn exercises(app: &AppHandle) -> Html {
                         {el("strong", "", if v.pass { "✓ Passed" } else { "✖ Not yet" })}
                         <ul>{ for v.reasons.iter().map(|r| el("li", "", r.clone())) }</ul>
                         if v.link.is_some() {
-                            {button("exercise-open-run", "", None, false, on(app, ExerciseAction::OpenVerdictRun),
+                            {button("exercise-open-run", "", None, false, on(dispatch, ExerciseAction::OpenVerdictRun),
                                 "Show this run in the timeline")}
                         }
                     </div>
@@ -126,7 +96,7 @@ pub fn exercises(app: &AppHandle) -> Html {
             html! {
                 <div class="exercise" data-testid="exercise" data-id={s.id}>
                     <h3>{ex.title.clone()}{" "}{el("span", "kind", kind_label(&ex.goal))}
-                        if app.is_solved(s.id) { {" "}{el("span", "badge fresh", "✓ solved")} }</h3>
+                        if state.is_solved(s.id) { {" "}{el("span", "badge fresh", "✓ solved")} }</h3>
                     <div data-testid="exercise-instructions" class="instructions">
                         { for ex.instructions.iter().map(|p| el("p", "", p.clone())) }
                     </div>
@@ -139,10 +109,10 @@ pub fn exercises(app: &AppHandle) -> Html {
                         ))}
                     }
                     <div class="buttons">
-                        {button("exercise-check", "primary", None, false, on(app, ExerciseAction::Check), "Check")}
-                        {button("exercise-hint", "", None, !more_hints, on(app, ExerciseAction::Hint),
+                        {button("exercise-check", "primary", None, false, on(dispatch, ExerciseAction::Check), "Check")}
+                        {button("exercise-hint", "", None, !more_hints, on(dispatch, ExerciseAction::Hint),
                             format!("Hint ({} of {})", s.hints_shown, ex.hints.len()))}
-                        {button("exercise-restart", "", None, false, on(app, ExerciseAction::Load(s.id)), "Start over")}
+                        {button("exercise-restart", "", None, false, on(dispatch, ExerciseAction::Load(s.id)), "Start over")}
                     </div>
                     { for ex.hints.iter().take(s.hints_shown).enumerate().map(|(i, h)| html! {
                         <p class="hint" data-testid="exercise-hint-text">{el("strong", "", format!("Hint {}: ", i + 1))}{h.clone()}</p>
@@ -155,7 +125,7 @@ pub fn exercises(app: &AppHandle) -> Html {
     html! {
         <section class="panel exercises" data-testid="exercises" aria-label="Exercises">
             <nav class="course" aria-label="Course">
-                {el("h2", "", format!("Course: {} of {} solved", app.exercises.solved.len(), EXERCISES.len()))}
+                {el("h2", "", format!("Course: {} of {} solved", state.solved.len(), EXERCISES.len()))}
                 <ol data-testid="exercise-list">{items}</ol>
             </nav>
             {body}

@@ -4,8 +4,10 @@
 //! their counts; a click loads a counterexample or an example into the timeline.
 
 use super::el;
-use super::{button, markup, on_click, AppHandle};
-use crate::state::explore::{ExploreAction, ExploreResult, ExploreStatus, EXPLORE_MAX_STATES};
+use super::{button, markup, on_click, Dispatch};
+use crate::state::explore::{
+    ExploreAction, ExploreResult, ExploreState, ExploreStatus, EXPLORE_MAX_STATES,
+};
 use crate::state::Action;
 use yew::prelude::*;
 
@@ -34,12 +36,12 @@ fn token_label(token: &str) -> String {
     }
 }
 
-/// The explorer panel.
-pub fn explorer(app: &AppHandle) -> Html {
-    let ex = &app.explore;
+/// The explorer panel: its job and result (`ex`), whether the text or the seed changed since
+/// (`stale`), and whether the text has errors (nothing to explore).
+pub fn explorer(d: &Dispatch, ex: &ExploreState, stale: bool, has_errors: bool) -> Html {
     let running = matches!(ex.status, ExploreStatus::Running { .. });
-    let stale = !matches!(ex.status, ExploreStatus::Idle) && app.explore_stale();
-    let dispatch = |action: Action| on_click(&app.dispatcher(), action);
+    let stale = !matches!(ex.status, ExploreStatus::Idle) && stale;
+    let dispatch = |action: Action| on_click(d, action);
     let progress = match &ex.status {
         ExploreStatus::Running { states, schedules } => Some((*states, *schedules, false)),
         ExploreStatus::Done(r) => Some((r.states, r.schedules, true)),
@@ -49,7 +51,7 @@ pub fn explorer(app: &AppHandle) -> Html {
         <section class="panel explorer" data-testid="explorer" aria-label="Explorer">
             {markup(r#"<h2>Explorer <span class="muted">(every order of the clients' requests)</span></h2>"#)}
             <div class="buttons">
-                {button("explore-button", "", None, running || app.has_errors(),
+                {button("explore-button", "", None, running || has_errors,
                     dispatch(Action::Explore(ExploreAction::Start)), "Explore all schedules")}
                 if running {
                     {button("explore-cancel", "", None, false, dispatch(Action::Explore(ExploreAction::Cancel)), "Cancel")}
@@ -71,14 +73,14 @@ pub fn explorer(app: &AppHandle) -> Html {
                 <p class="bad" data-testid="explore-error" role="alert">{message.clone()}</p>
             }
             if let ExploreStatus::Done(result) = &ex.status {
-                { results(app, result, stale, ex.job) }
+                { results(d, result, stale, ex.job) }
             }
         </section>
     }
 }
 
-fn results(app: &AppHandle, r: &ExploreResult, stale: bool, job: u32) -> Html {
-    let load = |token: &str| on_click(&app.dispatcher(), Action::LoadSchedule(token.to_string()));
+fn results(d: &Dispatch, r: &ExploreResult, stale: bool, job: u32) -> Html {
+    let load = |token: &str| on_click(d, Action::LoadSchedule(token.to_string()));
     let n = plural(r.schedules, "schedule", "schedules");
     let head = if r.complete {
         format!(

@@ -2,12 +2,12 @@
 //! variables with a stale badge, the step's HTTP exchange and the kubectl command.
 
 use super::el;
-use super::AppHandle;
-use rvlab_core::view::WorldView;
+use rvlab_core::view::{StepView, WorldView};
 use yew::prelude::*;
 
-/// The inspector.
-pub fn inspector(app: &AppHandle, world: &WorldView) -> Html {
+/// The inspector: the world shown, and the HTTP exchange of the step shown (`None` before
+/// the first).
+pub fn inspector(world: &WorldView, step: Option<&StepView>) -> Html {
     let objects: Html = world
         .objects
         .iter()
@@ -65,7 +65,7 @@ pub fn inspector(app: &AppHandle, world: &WorldView) -> Html {
             }
         })
         .collect();
-    let http = match app.current_step() {
+    let http = match step {
         Some(step) if step.sends_request => html! {
             <>
                 <div class="http-req">

@@ -5,10 +5,11 @@
 //! class and `aria-current` from one row to the next (rows after it are dimmed by CSS).
 
 use super::el;
-use super::{Part, RunPart, RunPartProps};
+use super::{Dispatch, Part, RunPart};
 use crate::labels::{mark_badge, short_request};
-use crate::state::{Action, AppState, Shown};
+use crate::state::{Action, Shown};
 use rvlab_core::view::WorldView;
+use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;
@@ -27,7 +28,7 @@ impl PartialEq for ShownRef {
 /// Step `index`'s row, keyed by its index. A plain function, not a component: the rows render
 /// together, only when [`rows`] does (a new run), so a component per row saved no work
 /// (docs/size.md).
-fn row(shown: &Shown, index: usize, dispatch: &UseReducerDispatcher<AppState>) -> Html {
+fn row(shown: &Shown, index: usize, dispatch: &Dispatch) -> Html {
     let Some(step) = shown.steps.get(index) else {
         return html! {};
     };
@@ -86,13 +87,10 @@ fn row(shown: &Shown, index: usize, dispatch: &UseReducerDispatcher<AppState>) -
 }
 
 /// The setup row and one row per step; renders only when the run changes (a [`RunPart`]).
-pub fn rows(props: &RunPartProps) -> Html {
-    let Some(ShownRef(shown)) = &props.shown else {
-        return html! {};
-    };
-    let to_start = super::on_click(&props.dispatch, Action::Jump(0));
+pub fn rows(shown: &Shown, dispatch: &Dispatch) -> Html {
+    let to_start = super::on_click(dispatch, Action::Jump(0));
     let rows: Html = (0..shown.steps.len())
-        .map(|i| row(shown, i, &props.dispatch))
+        .map(|i| row(shown, i, dispatch))
         .collect();
     html! {
         <tbody>
@@ -109,8 +107,6 @@ pub fn rows(props: &RunPartProps) -> Html {
 
 /// Moves the `current` mark to the row of step `cursor` and scrolls it into the box's view.
 fn mark_current(boxed: &HtmlElement, cursor: usize) {
-    // Left for [`remark_current`], which runs when the rows are rebuilt.
-    let _ = boxed.set_attribute("data-cursor", &cursor.to_string());
     if let Ok(old) = boxed.query_selector_all("tr.current") {
         for i in 0..old.length() {
             if let Some(el) = old
@@ -142,55 +138,62 @@ fn mark_current(boxed: &HtmlElement, cursor: usize) {
     }
 }
 
-/// Marks the current row again after [`rows`] rendered a new run: the rows are a child
-/// component, which renders after `App`'s effect ([`use_current_row`]) has marked the old
-/// rows. Reads the cursor that effect left on the scroll box.
-pub fn remark_current() {
-    let boxed = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| {
-            d.query_selector("[data-testid=timeline] .scroll[data-cursor]")
-                .ok()
-                .flatten()
-        })
-        .and_then(|b| b.dyn_into::<HtmlElement>().ok());
-    let Some(boxed) = boxed else {
-        return;
-    };
-    if let Some(cursor) = boxed
-        .get_attribute("data-cursor")
-        .and_then(|c| c.parse::<usize>().ok())
-    {
-        mark_current(&boxed, cursor);
+/// The timeline's scroll box and the step whose row is marked current: shared by the page's
+/// effect ([`use_current_row`], after each step) and the rows' [`RunPart`], which marks again
+/// after it renders a new run (a child component renders after the page's effect has run).
+/// Compared by identity: the same box and cell for the page's life.
+#[derive(Clone)]
+pub struct CurrentRow {
+    /// The scroll box around the rows.
+    pub scroller: NodeRef,
+    /// The step shown, as of the page's last render.
+    cursor: Rc<RefCell<usize>>,
+}
+
+impl PartialEq for CurrentRow {
+    fn eq(&self, other: &Self) -> bool {
+        self.scroller == other.scroller && Rc::ptr_eq(&self.cursor, &other.cursor)
+    }
+}
+
+impl CurrentRow {
+    /// Marks the row of the step shown (see [`mark_current`]), when the rows are in the page.
+    pub fn mark(&self) {
+        if let Some(boxed) = self.scroller.cast::<HtmlElement>() {
+            mark_current(&boxed, *self.cursor.borrow());
+        }
     }
 }
 
 /// Marks the current row (see [`mark_current`]) after each render that moves the cursor,
-/// changes the run or shows the lanes again; returns the scroll box's node for [`timeline`].
+/// changes the run or shows the lanes again; returns what [`timeline`] and the rows need to
+/// mark it again.
 #[hook]
-pub fn use_current_row(cursor: usize, shown: Option<&Rc<Shown>>, table_view: bool) -> NodeRef {
-    let scroller = crate::hooks::use_node();
+pub fn use_current_row(cursor: usize, shown: Option<&Rc<Shown>>, table_view: bool) -> CurrentRow {
+    let current = CurrentRow {
+        scroller: crate::hooks::use_node(),
+        cursor: use_mut_ref(|| 0),
+    };
+    *current.cursor.borrow_mut() = cursor;
     {
-        let scroller = scroller.clone();
+        let current = current.clone();
         let run_id = shown.map(|s| Rc::as_ptr(s) as usize);
-        crate::hooks::use_effect((cursor, run_id, table_view), move |&(cursor, ..)| {
-            if let Some(boxed) = scroller.cast::<HtmlElement>() {
-                mark_current(&boxed, cursor);
-            }
+        crate::hooks::use_effect((cursor, run_id, table_view), move |_| {
+            current.mark();
             crate::hooks::nothing()
         });
     }
-    scroller
+    current
 }
 
 /// The timeline: the run (compared by identity, so that its [`rows`] render only when it
-/// changes), the server's history line and the scroll box from [`use_current_row`]. A plain
+/// changes), the server's history line and the current row from [`use_current_row`]. A plain
 /// function rather than a component: it re-renders with each step anyway (docs/size.md).
 pub fn timeline(
-    dispatch: &UseReducerDispatcher<AppState>,
+    dispatch: &Dispatch,
     shown: Option<ShownRef>,
     history: AttrValue,
-    scroller: &NodeRef,
+    current: &CurrentRow,
 ) -> Html {
     let Some(shown) = shown else {
         return super::markup(concat!(
@@ -210,7 +213,7 @@ pub fn timeline(
         <section class="panel timeline" data-testid="timeline" aria-label="Timeline">
             {el("h2", "", "Timeline")}
             <p class="history" data-testid="server-history">{el("span", "muted", "server: ")}{history}</p>
-            <div class="scroll" ref={scroller.clone()}>
+            <div class="scroll" ref={current.scroller.clone()}>
                 <table>
                     <colgroup>
                         <col class="num" /><col class="clock" />
@@ -218,7 +221,7 @@ pub fn timeline(
                         <col class="server" />
                     </colgroup>
                     <thead><tr><th scope="col" class="num">{"#"}</th><th scope="col" class="clock">{"t"}</th>{header}<th scope="col" class="lane server">{"server"}</th></tr></thead>
-                    <RunPart part={Part::Rows} shown={Some(shown)} cursor={0} dispatch={dispatch.clone()} />
+                    <RunPart part={Part::Rows(shown, current.clone())} dispatch={dispatch.clone()} />
                 </table>
             </div>
         </section>
@@ -263,6 +266,7 @@ fn setup_versions(shown: &Shown) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::AppState;
 
     #[test]
     fn the_server_history_grows_with_the_cursor() {

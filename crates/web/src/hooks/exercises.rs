@@ -7,14 +7,14 @@ use crate::state::exercises::{
 };
 use crate::state::{Action, AppState};
 use gloo_events::{EventListener, EventListenerOptions, EventListenerPhase};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
-/// While an exercise is open, refuses edits of its locked clients in the editor (a
-/// `beforeinput` listener; the textarea's selection says where the edit lands).
+/// While an exercise is open, refuses edits of its locked clients in the editor (`editor`,
+/// its textarea): a `beforeinput` listener on it, whose selection says where the edit lands.
 #[hook]
-pub fn use_locked_lines(app: &UseReducerHandle<AppState>) {
+pub fn use_locked_lines(app: &UseReducerHandle<AppState>, editor: &NodeRef) {
     let dispatcher = app.dispatcher();
     let ranges = app
         .exercises
@@ -22,27 +22,19 @@ pub fn use_locked_lines(app: &UseReducerHandle<AppState>) {
         .as_ref()
         .map(|s| locked_ranges(s, &app.source))
         .unwrap_or_default();
+    let editor = editor.clone();
     super::use_effect(ranges, move |ranges| {
         let ranges = ranges.clone();
         let listener = (!ranges.is_empty())
-            .then(web_sys::window)
+            .then(|| editor.cast::<HtmlTextAreaElement>())
             .flatten()
-            .and_then(|w| w.document())
-            .map(|doc| {
+            .map(|area| {
                 let options = EventListenerOptions {
                     phase: EventListenerPhase::Capture,
                     passive: false,
                 };
-                EventListener::new_with_options(&doc, "beforeinput", options, move |event| {
-                    let Some(area) = event
-                        .target()
-                        .and_then(|t| t.dyn_into::<HtmlTextAreaElement>().ok())
-                    else {
-                        return;
-                    };
-                    if area.get_attribute("data-testid").as_deref() != Some("editor") {
-                        return;
-                    }
+                let target = area.clone();
+                EventListener::new_with_options(&target, "beforeinput", options, move |event| {
                     let start = area.selection_start().ok().flatten().unwrap_or(0);
                     let end = area.selection_end().ok().flatten().unwrap_or(start);
                     let kind = js_sys::Reflect::get(event, &JsValue::from_str("inputType"))

@@ -8,7 +8,7 @@ use rvlab_core::exercises::{builtin, grade, grade_token, Exercise, Goal, Verdict
 use rvlab_core::lang::ast::Scenario;
 use rvlab_core::lang::parse;
 use rvlab_core::share::{ShareState, Source};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::rc::Rc;
 
 /// The localStorage key of the progress.
@@ -40,6 +40,27 @@ pub struct ExercisesState {
     pub solved: Vec<String>,
     /// The stored progress was read (saving waits for it, so nothing is overwritten).
     pub restored: bool,
+}
+
+impl ExercisesState {
+    /// Whether the exercise is marked solved.
+    pub fn is_solved(&self, id: &str) -> bool {
+        self.solved.iter().any(|s| s == id)
+    }
+
+    /// Whether `action` changes nothing (see `AppState::ignores`): the view already open or
+    /// closed, no hint left to show, a refused edit already said.
+    pub fn ignores(&self, action: &ExerciseAction) -> bool {
+        match action {
+            ExerciseAction::Open(open) => *open == self.open && *open == self.current.is_some(),
+            ExerciseAction::Hint => self
+                .current
+                .as_ref()
+                .is_none_or(|s| s.hints_shown >= s.exercise.hints.len()),
+            ExerciseAction::RefusedEdit => self.current.as_ref().is_none_or(|s| s.refused_edit),
+            _ => false,
+        }
+    }
 }
 
 /// What happens in the exercises view.
@@ -84,7 +105,14 @@ pub fn progress_from_json(text: &str) -> Vec<String> {
 
 /// The stored form of the progress.
 pub fn progress_to_json(solved: &[String]) -> String {
-    json!({ "version": PROGRESS_VERSION, "solved": solved }).to_string()
+    crate::json::object(vec![
+        ("version", PROGRESS_VERSION.into()),
+        (
+            "solved",
+            Value::Array(solved.iter().map(|s| s.as_str().into()).collect()),
+        ),
+    ])
+    .to_string()
 }
 
 /// The text without its exercise header lines (`exercise`, `instructions`, `hint`, `goal`,
@@ -199,7 +227,7 @@ pub fn edit_blocked(ranges: &[(u32, u32)], start: u32, end: u32, input_type: &st
 impl AppState {
     /// Whether the exercise is marked solved.
     pub fn is_solved(&self, id: &str) -> bool {
-        self.exercises.solved.iter().any(|s| s == id)
+        self.exercises.is_solved(id)
     }
 
     pub(super) fn apply_exercise(&mut self, action: ExerciseAction) {
@@ -312,18 +340,10 @@ impl AppState {
     }
 }
 
-/// Sorts solved exercise ids into the list's order (unknown ids first), stably: the same
-/// order as `sort_by_key` by list position, without another monomorphised copy of the
-/// standard sort in the wasm (docs/size.md); the list is a handful of ids.
+/// Sorts solved exercise ids into the list's order (unknown ids first), stably, with the
+/// core's one shared sort (no other copy of a sort in the wasm: docs/size.md).
 fn sort_solved(solved: &mut [String]) {
-    let order = |s: &String| EXERCISES.iter().position(|e| e.id == s);
-    for i in 1..solved.len() {
-        let mut j = i;
-        while j > 0 && order(&solved[j - 1]) > order(&solved[j]) {
-            solved.swap(j - 1, j);
-            j -= 1;
-        }
-    }
+    rvlab_core::sort::sort_by_key(solved, |s| EXERCISES.iter().position(|e| e.id == s));
 }
 
 #[cfg(test)]
@@ -540,6 +560,10 @@ mod tests {
     #[test]
     fn progress_is_versioned_and_corrupt_storage_is_ignored() {
         let json = progress_to_json(&["first-conflict".into(), "counter".into()]);
+        assert_eq!(
+            json,
+            r#"{"version":1,"solved":["first-conflict","counter"]}"#
+        );
         assert_eq!(progress_from_json(&json), vec!["first-conflict", "counter"]);
         assert!(progress_from_json("{").is_empty());
         assert!(progress_from_json("[1,2]").is_empty());

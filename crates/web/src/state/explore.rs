@@ -120,6 +120,27 @@ pub struct ExploreState {
 pub type ExploreJob = (u32, String, u64);
 
 impl ExploreState {
+    /// Whether `action` changes nothing (see `AppState::ignores`): a message of an older job
+    /// or of a job no longer running, a Cancel with nothing running, the same progress again.
+    pub fn ignores(&self, action: &ExploreAction) -> bool {
+        let running = match self.status {
+            ExploreStatus::Running { states, schedules } => Some((states, schedules)),
+            _ => None,
+        };
+        match action {
+            ExploreAction::Start => false,
+            ExploreAction::Cancel => running.is_none(),
+            ExploreAction::Progress {
+                job,
+                states,
+                schedules,
+            } => *job != self.job || running.is_none_or(|now| now == (*states, *schedules)),
+            ExploreAction::Done { job, .. } | ExploreAction::Failed { job, .. } => {
+                *job != self.job || running.is_none()
+            }
+        }
+    }
+
     /// The job the worker should be running, if one is running.
     pub fn running_job(&self) -> Option<ExploreJob> {
         matches!(self.status, ExploreStatus::Running { .. })

@@ -2,10 +2,13 @@
 //! so that every [`Action`] is unit-tested natively. Effects (timers) live in `hooks`.
 //!
 //! Sub-states with their own actions: [`explore`] (the explorer panel and its worker job) and
-//! [`exercises`] (the exercises view).
+//! [`exercises`] (the exercises view). [`catalogue`]: the built-in course's titles, built once.
 
+pub mod catalogue;
 pub mod exercises;
 pub mod explore;
+
+use catalogue::Catalogue;
 
 use exercises::{ExerciseAction, ExercisesState};
 use explore::{ExploreAction, ExploreState};
@@ -88,6 +91,8 @@ pub struct AppState {
     pub explore: ExploreState,
     /// The exercises view.
     pub exercises: ExercisesState,
+    /// The lessons' titles and the exercises' labels (built once, shared by every state).
+    pub catalogue: Rc<Catalogue>,
 }
 
 /// A whole state to restore, from a share link or from saved work (see `crate::link`).
@@ -190,6 +195,7 @@ impl AppState {
             help_open: false,
             explore: ExploreState::default(),
             exercises: ExercisesState::default(),
+            catalogue: Rc::default(),
         }
         .apply(Action::Reparse)
     }
@@ -213,6 +219,39 @@ impl AppState {
     pub fn current_step(&self) -> Option<&StepView> {
         let shown = self.shown.as_ref()?;
         self.cursor.checked_sub(1).and_then(|i| shown.steps.get(i))
+    }
+
+    /// Why the run stopped, when it stopped at the step shown.
+    pub fn stopped_here(&self) -> Option<&str> {
+        self.shown
+            .as_ref()
+            .filter(|s| self.cursor == s.run.len())
+            .and_then(|s| s.run.stopped.as_deref())
+    }
+
+    /// Whether `action` leaves the state as it is (stepping past either end, choosing what is
+    /// already chosen, a stale worker message): then [`Reducible::reduce`] returns the same
+    /// state and yew skips the render. Only cases known without running anything; `apply`
+    /// stays the authority (tested: an ignored action changes nothing).
+    pub fn ignores(&self, action: &Action) -> bool {
+        let (cursor, len, playing) = (self.cursor, self.len(), self.playing);
+        match action {
+            Action::EditSource(text) => *text == self.source,
+            Action::StepForward | Action::RunToEnd | Action::TogglePlaying => {
+                cursor >= len && !playing
+            }
+            Action::StepBack => cursor == 0 && !playing,
+            Action::Jump(n) => (*n).min(len) == cursor && !playing,
+            Action::SetPlaying(on) => (*on && cursor < len) == playing,
+            Action::SetSpeed(ms) => (*ms).clamp(50, 5000) == self.speed_ms,
+            Action::SetSeed(seed) => *seed == self.seed,
+            Action::Notice(notice) => *notice == self.notice,
+            Action::SetTableView(on) => *on == self.table_view,
+            Action::ShowHelp(open) => *open == self.help_open,
+            Action::Explore(a) => self.explore.ignores(a),
+            Action::Exercise(a) => self.exercises.ignores(a),
+            _ => false,
+        }
     }
 
     /// The state after `action`. Pure: no browser calls, no clock.
@@ -400,9 +439,9 @@ impl AppState {
     }
 }
 
-/// Equal only when it is the very same value. Every action makes a new state (see
-/// `reduce`), so components that take the app handle re-render after every dispatch, as the
-/// page does anyway; a field-by-field comparison cost ~3 kB of wasm (docs/size.md).
+/// Equal only when it is the very same value: an action that changes nothing returns the same
+/// state (see `reduce`), every other makes a new one; a field-by-field comparison cost ~3 kB
+/// of wasm (docs/size.md).
 impl PartialEq for AppState {
     fn eq(&self, other: &Self) -> bool {
         std::ptr::eq(self, other)
@@ -412,7 +451,11 @@ impl PartialEq for AppState {
 impl Reducible for AppState {
     type Action = Action;
 
+    /// The same state (yew then skips the render) when [`AppState::ignores`] the action.
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        if self.ignores(&action) {
+            return self;
+        }
         Rc::new((*self).clone().apply(action))
     }
 }
@@ -667,5 +710,132 @@ mod pick_tests {
                 assert_eq!(x, y, "{what}");
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod ignore_tests {
+    use super::*;
+    use exercises::ExerciseAction;
+    use explore::ExploreAction;
+
+    fn actions() -> Vec<Action> {
+        let mut out = vec![
+            Action::EditSource(AppState::default().source),
+            Action::EditSource("x".into()),
+            Action::StepForward,
+            Action::StepBack,
+            Action::RunToEnd,
+            Action::Reset,
+            Action::SetPlaying(true),
+            Action::SetPlaying(false),
+            Action::TogglePlaying,
+            Action::SetSpeed(800),
+            Action::SetSpeed(1),
+            Action::SetSeed(0),
+            Action::SetSeed(3),
+            Action::Notice(None),
+            Action::Notice(Some("n".into())),
+            Action::SetTableView(false),
+            Action::SetTableView(true),
+            Action::ShowHelp(false),
+            Action::ShowHelp(true),
+            Action::Next(0),
+            Action::Explore(ExploreAction::Cancel),
+            Action::Explore(ExploreAction::Start),
+            Action::Exercise(ExerciseAction::Open(false)),
+            Action::Exercise(ExerciseAction::Open(true)),
+            Action::Exercise(ExerciseAction::Hint),
+            Action::Exercise(ExerciseAction::RefusedEdit),
+        ];
+        for n in [0, 1, 3, 6, 99] {
+            out.push(Action::Jump(n));
+        }
+        for job in [0, 1, 2] {
+            out.push(Action::Explore(ExploreAction::Progress {
+                job,
+                states: 0,
+                schedules: 0,
+            }));
+            out.push(Action::Explore(ExploreAction::Progress {
+                job,
+                states: 5,
+                schedules: 1,
+            }));
+            out.push(Action::Explore(ExploreAction::Failed {
+                job,
+                message: "m".into(),
+            }));
+        }
+        out
+    }
+
+    fn states() -> Vec<AppState> {
+        let s = AppState::default();
+        let ex = s
+            .clone()
+            .apply(Action::Exercise(ExerciseAction::Load("retry-reread")));
+        let mut hinted = ex.clone();
+        for _ in 0..10 {
+            hinted = hinted.apply(Action::Exercise(ExerciseAction::Hint));
+        }
+        vec![
+            s.clone(),
+            s.clone().apply(Action::Jump(3)),
+            s.clone().apply(Action::RunToEnd),
+            s.clone().apply(Action::SetPlaying(true)),
+            s.clone()
+                .apply(Action::Jump(2))
+                .apply(Action::SetPlaying(true)),
+            s.clone()
+                .apply(Action::SetTableView(true))
+                .apply(Action::ShowHelp(true))
+                .apply(Action::Notice(Some("n".into()))),
+            s.clone().apply(Action::Explore(ExploreAction::Start)),
+            ex.clone(),
+            ex.apply(Action::Exercise(ExerciseAction::RefusedEdit)),
+            hinted,
+        ]
+    }
+
+    /// An action the reducer skips changes nothing `apply` would change; and the cases that
+    /// matter are skipped.
+    #[test]
+    fn an_ignored_action_changes_nothing() {
+        let mut ignored = 0;
+        for s in states() {
+            for a in actions() {
+                if s.ignores(&a) {
+                    ignored += 1;
+                    let after = s.clone().apply(a.clone());
+                    assert_eq!(format!("{after:?}"), format!("{s:?}"), "{a:?}");
+                }
+            }
+        }
+        assert!(ignored > 60, "{ignored}");
+        let end = AppState::default().apply(Action::RunToEnd);
+        for a in [Action::StepForward, Action::RunToEnd, Action::TogglePlaying] {
+            assert!(end.ignores(&a), "{a:?}");
+        }
+        let start = AppState::default();
+        assert!(start.ignores(&Action::StepBack) && start.ignores(&Action::Jump(0)));
+        assert!(!start.ignores(&Action::StepForward) && !start.ignores(&Action::Jump(1)));
+        let stale = Action::Explore(ExploreAction::Progress {
+            job: 7,
+            states: 1,
+            schedules: 1,
+        });
+        assert!(start.ignores(&stale));
+    }
+
+    #[test]
+    fn the_reducer_returns_the_same_state_for_an_ignored_action() {
+        let s = Rc::new(AppState::default());
+        let same = s.clone().reduce(Action::StepBack);
+        assert!(Rc::ptr_eq(&s, &same));
+        assert!(*s == *same);
+        let moved = s.clone().reduce(Action::StepForward);
+        assert!(!Rc::ptr_eq(&s, &moved));
+        assert_eq!(moved.cursor, 1);
     }
 }

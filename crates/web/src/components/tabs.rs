@@ -1,0 +1,23 @@
+//! The view tabs: Lessons / Exercises (with the course's progress).
+
+use super::{on_click, Dispatch};
+use crate::state::exercises::ExerciseAction;
+use crate::state::Action;
+use rvlab_core::exercises::EXERCISES;
+use yew::prelude::*;
+
+/// Lessons / Exercises, as two tabs (`open`: the exercises are showing; `solved`: how many
+/// exercises are solved).
+pub fn view_tabs(dispatch: &Dispatch, open: bool, solved: usize) -> Html {
+    let on = |action| on_click(dispatch, Action::Exercise(action));
+    html! {
+        <div class="tabs" role="tablist" aria-label="View">
+            <button type="button" role="tab" data-testid="lessons-tab" aria-selected={(!open).to_string()}
+                class={(!open).then_some("selected")} onclick={on(ExerciseAction::Open(false))}>{"Lessons"}</button>
+            <button type="button" role="tab" data-testid="exercises-tab" aria-selected={open.to_string()}
+                class={open.then_some("selected")} onclick={on(ExerciseAction::Open(true))}>
+                {format!("Exercises ({}/{} ✓)", solved, EXERCISES.len())}
+            </button>
+        </div>
+    }
+}

@@ -1,0 +1,306 @@
+//! The panels rendered to HTML natively (yew's server-side rendering, a dev-dependency only),
+//! from a state, so that a change to what a panel shows is caught without a browser. Effects do
+//! not run on the server: what is checked is each region's markup.
+
+use super::controls::{controls, Playback};
+use super::exercises::exercises;
+use super::explorer::explorer;
+use super::inspector::inspector;
+use super::narration::{live_narration, narration};
+use super::table::timeline_table;
+use super::tabs::view_tabs;
+use super::timeline::{history_line, timeline, use_current_row, ShownRef};
+use super::Dispatch;
+use crate::state::exercises::ExerciseAction;
+use crate::state::explore::ExploreAction;
+use crate::state::{Action, AppState};
+use std::future::Future;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+use yew::prelude::*;
+use yew::LocalServerRenderer;
+
+/// The region a [`Harness`] renders.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Panel {
+    Controls,
+    Narration,
+    Inspector,
+    Timeline,
+    Table,
+    Tabs,
+    Exercises,
+    Explorer,
+}
+
+#[derive(Properties, PartialEq)]
+struct Props {
+    state: Rc<AppState>,
+    panel: Panel,
+}
+
+/// One region of the page over `state`, with a real reducer's dispatcher as the page has.
+#[function_component]
+fn Harness(props: &Props) -> Html {
+    let app = use_reducer(|| (*props.state).clone());
+    let d: Dispatch = app.dispatcher();
+    let current = use_current_row(app.cursor, app.shown.as_ref(), app.table_view);
+    let world = app
+        .shown
+        .as_ref()
+        .map(|s| s.world_view(app.cursor))
+        .expect("a run");
+    match props.panel {
+        Panel::Controls => {
+            let play = Playback {
+                cursor: app.cursor,
+                len: app.len(),
+                playing: app.playing,
+                speed_ms: app.speed_ms,
+                seed: app.seed,
+            };
+            controls(&d, play, &world)
+        }
+        Panel::Narration => html! {
+            <>{narration(app.current_step(), app.stopped_here())}{live_narration(app.current_step())}</>
+        },
+        Panel::Inspector => inspector(&world, app.current_step()),
+        Panel::Timeline => timeline(
+            &d,
+            app.shown.clone().map(ShownRef),
+            history_line(&world),
+            &current,
+        ),
+        Panel::Table => timeline_table(app.shown.as_deref(), app.cursor, &d),
+        Panel::Tabs => view_tabs(&d, app.exercises.open, app.exercises.solved.len()),
+        Panel::Exercises => exercises(&d, &app.exercises, &app.source, &app.catalogue),
+        Panel::Explorer => explorer(&d, &app.explore, app.explore_stale(), app.has_errors()),
+    }
+}
+
+/// Polls a future that needs nothing outside this thread to finish (the renderer's).
+fn block_on<F: Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = Context::from_waker(Waker::noop());
+    for _ in 0..10_000 {
+        if let Poll::Ready(out) = f.as_mut().poll(&mut cx) {
+            return out;
+        }
+    }
+    panic!("the server renderer did not finish")
+}
+
+fn render(state: &AppState, panel: Panel) -> String {
+    let props = Props {
+        state: Rc::new(state.clone()),
+        panel,
+    };
+    block_on(LocalServerRenderer::<Harness>::with_props(props).render())
+}
+
+fn count(html: &str, needle: &str) -> usize {
+    html.matches(needle).count()
+}
+
+#[test]
+fn controls_show_the_position_and_who_can_go_next() {
+    let s = AppState::default().apply(Action::Jump(2));
+    let html = render(&s, Panel::Controls);
+    assert!(html.contains(r#"data-testid="controls""#), "{html}");
+    for id in [
+        "reset",
+        "step-back",
+        "step-forward",
+        "run-to-end",
+        "autoplay",
+        "speed",
+        "scrub",
+        "seed",
+    ] {
+        assert!(
+            html.contains(&format!(r#"data-testid="{id}""#)),
+            "{id}: {html}"
+        );
+    }
+    assert!(html.contains("step 2 of 6"), "{html}");
+    assert!(html.contains(r#"data-testid="next-alice""#), "{html}");
+    assert!(html.contains(r#"data-testid="next-bob""#), "{html}");
+    assert!(html.contains("0.80 s/step"), "{html}");
+    // At the end: nobody can go next, Step and Play are disabled.
+    let end = render(&s.apply(Action::RunToEnd), Panel::Controls);
+    assert!(end.contains("every client has finished"), "{end}");
+    assert!(!end.contains("data-testid=\"next-"), "{end}");
+    assert!(end.contains("step 6 of 6"), "{end}");
+}
+
+#[test]
+fn narration_and_the_live_region_tell_the_step_shown() {
+    let start = render(&AppState::default(), Panel::Narration);
+    assert!(start.contains(r#"data-testid="narration""#), "{start}");
+    assert!(start.contains("Nothing has happened yet."), "{start}");
+    assert!(
+        start.contains("Step 0: nothing has happened yet."),
+        "{start}"
+    );
+    let s = AppState::default().apply(Action::Jump(1));
+    let step = s.current_step().expect("a step").clone();
+    let html = render(&s, Panel::Narration);
+    assert!(html.contains("Step 1 · alice: "), "{html}");
+    assert!(html.contains(r#"data-testid="live-narration""#), "{html}");
+    assert!(
+        html.contains(&format!("Step 1, alice: {}", escape(&step.narration))),
+        "{html}"
+    );
+}
+
+#[test]
+fn the_inspector_shows_the_server_the_clients_and_the_exchange() {
+    let html = render(&AppState::default(), Panel::Inspector);
+    for id in [
+        "inspector",
+        "inspector-object",
+        "inspector-clients",
+        "inspector-http",
+        "client-alice",
+        "client-bob",
+    ] {
+        assert!(
+            html.contains(&format!(r#"data-testid="{id}""#)),
+            "{id}: {html}"
+        );
+    }
+    assert!(html.contains("No step taken yet."), "{html}");
+    assert!(html.contains("rv 100"), "{html}");
+    let conflict = AppState::default().apply(Action::RunToEnd);
+    let html = render(&conflict, Panel::Inspector);
+    assert!(html.contains("HTTP/1.1 409 Conflict"), "{html}");
+    assert!(html.contains(r#"data-testid="response-body""#), "{html}");
+    assert!(html.contains(r#"data-testid="kubectl""#), "{html}");
+    assert!(html.contains(r#"data-testid="stale-badge""#), "{html}");
+}
+
+#[test]
+fn the_timeline_has_a_row_per_step_and_the_server_history() {
+    let s = AppState::default();
+    let html = render(&s, Panel::Timeline);
+    assert!(html.contains(r#"data-testid="timeline""#), "{html}");
+    assert_eq!(
+        count(&html, r#"data-testid="timeline-row""#),
+        s.len(),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"data-step="0""#) && html.contains(r#"data-step="6""#),
+        "{html}"
+    );
+    assert!(html.contains(r#"data-testid="server-history""#), "{html}");
+    assert!(html.contains("configmap/my-config: 100"), "{html}");
+    // The first step reads, the sixth is bob's conflicting update with the version it sent.
+    assert!(html.contains("GET my-config"), "{html}");
+    assert!(html.contains("PUT my-config rv 100"), "{html}");
+    assert!(html.contains("⚠ conflict"), "{html}");
+    assert!(html.contains("row mark-conflict"), "{html}");
+    // Rows are marked current by an effect in the browser, never in the markup.
+    assert!(!html.contains("aria-current"), "{html}");
+}
+
+#[test]
+fn the_table_view_marks_the_step_shown() {
+    let s = AppState::default().apply(Action::Jump(3));
+    let html = render(&s, Panel::Table);
+    assert!(html.contains(r#"data-testid="timeline-table""#), "{html}");
+    assert!(
+        html.contains("Every step of the run, 6 in all; step 3 is shown."),
+        "{html}"
+    );
+    assert_eq!(count(&html, r#"aria-current="step""#), 1, "{html}");
+    assert_eq!(count(&html, "Show step "), 6, "{html}");
+}
+
+#[test]
+fn the_tabs_and_the_exercise_list_show_the_course() {
+    let s = AppState::default()
+        .apply(Action::Exercise(ExerciseAction::Restore(Some(
+            r#"{"version":1,"solved":["first-conflict"]}"#.into(),
+        ))))
+        .apply(Action::Exercise(ExerciseAction::Open(true)));
+    let tabs = render(&s, Panel::Tabs);
+    assert!(tabs.contains(r#"data-testid="exercises-tab""#), "{tabs}");
+    let total = rvlab_core::exercises::EXERCISES.len();
+    assert!(tabs.contains(&format!("Exercises (1/{total} ✓)")), "{tabs}");
+    let html = render(&s, Panel::Exercises);
+    assert_eq!(
+        count(&html, r#"data-testid="exercise-item""#),
+        total,
+        "{html}"
+    );
+    assert_eq!(count(&html, r#"data-solved="true""#), 1, "{html}");
+    assert!(
+        html.contains(&format!("Course: 1 of {total} solved")),
+        "{html}"
+    );
+    assert!(
+        html.contains(escape(s.catalogue.exercise_label(0)).as_str()),
+        "{html}"
+    );
+    // The first unsolved exercise is open, with its buttons.
+    let open = s.exercises.current.as_ref().expect("an exercise").id;
+    assert!(
+        html.contains(&format!(r#"data-testid="exercise" data-id="{open}""#)),
+        "{html}"
+    );
+    for id in [
+        "exercise-check",
+        "exercise-hint",
+        "exercise-restart",
+        "exercise-client",
+    ] {
+        assert!(
+            html.contains(&format!(r#"data-testid="{id}""#)),
+            "{id}: {html}"
+        );
+    }
+}
+
+#[test]
+fn the_explorer_panel_shows_a_finished_search() {
+    let idle = render(&AppState::default(), Panel::Explorer);
+    assert!(idle.contains(r#"data-testid="explore-button""#), "{idle}");
+    assert!(idle.contains("budget: 200,000 states"), "{idle}");
+    assert!(!idle.contains("explore-results"), "{idle}");
+    let s = AppState::default().apply(Action::Explore(ExploreAction::Start));
+    let running = render(&s, Panel::Explorer);
+    assert!(
+        running.contains(r#"data-testid="explore-cancel""#),
+        "{running}"
+    );
+    assert!(running.contains("so far…"), "{running}");
+    let mut w = crate::worker::WorkerExplorer::create(&s.source, "0", 200_000).expect("explorable");
+    while !w.run(10_000).contains("\"done\":true") {}
+    let done = s.apply(Action::Explore(ExploreAction::Done {
+        job: 1,
+        report: w.report().expect("a report"),
+        ms: 12.0,
+    }));
+    let html = render(&done, Panel::Explorer);
+    assert!(html.contains(r#"data-testid="explore-results""#), "{html}");
+    assert!(html.contains(r#"data-complete="true""#), "{html}");
+    assert!(
+        html.contains(r#"data-testid="explore-violation""#),
+        "{html}"
+    );
+    assert!(html.contains(r#"data-testid="explore-outcome""#), "{html}");
+    assert!(html.contains("Complete: explored "), "{html}");
+    assert!(!html.contains("explore-stale"), "{html}");
+    // The text changed since: the result is marked stale.
+    let edited = format!("{}\n# edit\n", done.source);
+    let stale = render(&done.apply(Action::EditSource(edited)), Panel::Explorer);
+    assert!(stale.contains(r#"data-testid="explore-stale""#), "{stale}");
+}
+
+/// Text as the renderer escapes it (in text, not in attributes).
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
