@@ -29,7 +29,7 @@
 //! `spec.replicas >= 0`), immutable ConfigMaps, graceful deletion and finalizers, GET/LIST query
 //! parameters other than `fieldManager` and `force`.
 
-use crate::json::hash_value;
+use crate::json::{hash_value, same_value};
 use crate::rng::Rng;
 use crate::vecmap::VecMap;
 use serde_json::Value;
@@ -178,8 +178,9 @@ impl Outcome {
     }
 }
 
-/// One stored object with its bookkeeping.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One stored object with its bookkeeping. Compared as it is hashed (the object by
+/// [`same_value`], which agrees with [`hash_value`]).
+#[derive(Debug, Clone)]
 struct Entry {
     /// The object exactly as GET returns it (managedFields rendered).
     object: Value,
@@ -189,6 +190,17 @@ struct Entry {
     /// The revision of each writer's last write to this object (for lost deletes), by writer.
     writers: VecMap<String, u64>,
 }
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        same_value(&self.object, &other.object)
+            && self.managers == other.managers
+            && self.provenance == other.provenance
+            && self.writers == other.writers
+    }
+}
+
+impl Eq for Entry {}
 
 impl Hash for Entry {
     fn hash<H: Hasher>(&self, state: &mut H) {
