@@ -22,6 +22,7 @@ use crate::rng::Rng;
 use crate::store::{
     Actor, Env, LostUpdate, Method, ObjectRef, Outcome, Request, Resource, Response, Store,
 };
+use crate::vecmap::VecMap;
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -272,61 +273,20 @@ pub struct StepRecord {
     pub finished: Option<ClientOutcome>,
 }
 
-/// A client's variables by name, sorted by name (a sorted `Vec` rather than one more `BTreeMap`
-/// type in the page: docs/size.md).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct Vars(Vec<(String, Var)>);
+/// A client's variables by name (a [`VecMap`] rather than one more `BTreeMap` type in the page:
+/// docs/size.md).
+pub type Vars = VecMap<String, Var>;
 
-impl Vars {
-    fn find(&self, name: &str) -> Result<usize, usize> {
-        self.0.binary_search_by(|v| v.0.as_str().cmp(name))
-    }
+/// A revision per object (a [`VecMap`] rather than one more `BTreeMap` type in the page:
+/// docs/size.md).
+pub type Revisions = VecMap<ObjectRef, u64>;
 
-    /// The variable `name`.
-    pub fn get(&self, name: &str) -> Option<&Var> {
-        let i = self.find(name).ok()?;
-        Some(&self.0[i].1)
-    }
-
-    /// The variable `name`, to change it.
-    pub fn get_mut(&mut self, name: &str) -> Option<&mut Var> {
-        let i = self.find(name).ok()?;
-        Some(&mut self.0[i].1)
-    }
-
-    /// Sets (or replaces) the variable `name`.
-    pub fn insert(&mut self, name: String, var: Var) {
-        match self.find(&name) {
-            Ok(i) => self.0[i].1 = var,
-            Err(i) => self.0.insert(i, (name, var)),
-        }
-    }
-
-    /// The variables, by name.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &Var)> {
-        self.0.iter().map(|(n, v)| (n, v))
-    }
-
-    /// Forgets every variable.
-    pub fn clear(&mut self) {
-        self.0.clear();
-    }
-}
-
-/// A revision per object, sorted by object (a sorted `Vec` rather than one more `BTreeMap` type
-/// in the page: docs/size.md).
-pub type Revisions = Vec<(ObjectRef, u64)>;
-
-fn revision_in(revisions: &[(ObjectRef, u64)], target: &ObjectRef) -> Option<u64> {
-    let i = revisions.binary_search_by(|r| r.0.cmp(target)).ok()?;
-    Some(revisions[i].1)
+fn revision_in(revisions: &Revisions, target: &ObjectRef) -> Option<u64> {
+    revisions.get(target).copied()
 }
 
 fn set_revision(revisions: &mut Revisions, target: &ObjectRef, revision: u64) {
-    match revisions.binary_search_by(|r| r.0.cmp(target)) {
-        Ok(i) => revisions[i].1 = revision,
-        Err(i) => revisions.insert(i, (target.clone(), revision)),
-    }
+    revisions.set(target, revision);
 }
 
 /// The state of a run.
@@ -341,10 +301,9 @@ pub struct World {
     pub lost_updates: Vec<LostUpdate>,
     /// Each setup object's revision at the end of setup (every client's starting knowledge).
     pub setup_revisions: Revisions,
-    /// Which kind of write made each client-written revision, sorted by revision (a sorted
-    /// `Vec` rather than one more `BTreeMap` type in the page: docs/size.md); read it with
+    /// Which kind of write made each client-written revision; read it with
     /// [`World::write_verb`].
-    pub write_verbs: Vec<(u64, Verb)>,
+    pub write_verbs: VecMap<u64, Verb>,
 }
 
 /// Go's `Jitter(d, maxFactor)`: `d + time.Duration(rand.Float64()*maxFactor*float64(d))`.
@@ -502,8 +461,8 @@ impl World {
             clock_nanos: 0,
             rng: Rng::new(seed),
             lost_updates: Vec::new(),
-            setup_revisions: Vec::new(),
-            write_verbs: Vec::new(),
+            setup_revisions: Revisions::new(),
+            write_verbs: VecMap::new(),
         };
         let no_vars = Vars::default();
         for obj in &scenario.objects {
@@ -559,7 +518,7 @@ impl World {
                 }],
                 backoff_pending: false,
                 vars: Vars::default(),
-                observed: Vec::new(),
+                observed: Revisions::new(),
                 ready_at: 0,
                 attempts: 1,
                 outcome: None,
@@ -650,17 +609,14 @@ impl World {
 
     /// Which kind of write made `revision` (`Update` when no client write made it).
     pub fn write_verb(&self, revision: u64) -> Verb {
-        match self.write_verbs.binary_search_by_key(&revision, |w| w.0) {
-            Ok(i) => self.write_verbs[i].1,
-            Err(_) => Verb::Update,
-        }
+        self.write_verbs
+            .get(&revision)
+            .copied()
+            .unwrap_or(Verb::Update)
     }
 
     fn record_write(&mut self, revision: u64, verb: Verb) {
-        match self.write_verbs.binary_search_by_key(&revision, |w| w.0) {
-            Ok(i) => self.write_verbs[i].1 = verb,
-            Err(i) => self.write_verbs.insert(i, (revision, verb)),
-        }
+        self.write_verbs.insert(revision, verb);
     }
 
     /// The latest revision of `target` the client has observed (§6 base), falling back to the
