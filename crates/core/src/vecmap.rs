@@ -18,6 +18,24 @@
 //! stay `BTreeMap`s.
 
 use std::borrow::Borrow;
+use std::cmp::Ordering;
+
+/// The binary search behind every map and set: the index of the element `cmp` finds equal, or
+/// where it would be inserted, as `slice::binary_search_by` (keys are unique, so the answer
+/// is too). One compiled loop, the comparison behind `dyn`: a `binary_search_by` per key type
+/// would cost the page a copy each (docs/size.md).
+fn search(len: usize, cmp: &mut dyn FnMut(usize) -> Ordering) -> Result<usize, usize> {
+    let (mut lo, mut hi) = (0, len);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match cmp(mid) {
+            Ordering::Less => lo = mid + 1,
+            Ordering::Greater => hi = mid,
+            Ordering::Equal => return Ok(mid),
+        }
+    }
+    Err(lo)
+}
 
 /// A map kept as a `Vec` of `(key, value)` sorted by key, each key once.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -54,7 +72,8 @@ impl<K: Ord, V> VecMap<K, V> {
     where
         K: Borrow<Q>,
     {
-        self.0.binary_search_by(|e| e.0.borrow().cmp(key))
+        let entries = &self.0;
+        search(entries.len(), &mut |i| entries[i].0.borrow().cmp(key))
     }
 
     /// The value of `key`.
@@ -182,7 +201,8 @@ impl<T: Ord> VecSet<T> {
     }
 
     fn find(&self, x: &T) -> Result<usize, usize> {
-        self.0.binary_search(x)
+        let items = &self.0;
+        search(items.len(), &mut |i| items[i].cmp(x))
     }
 
     /// Adds `x` (nothing changes when it is there).
