@@ -13,6 +13,7 @@
 //! - [`view`]: preformatted views for the page; [`yaml`]: kubectl-style YAML; [`trace`]: the JSON trace;
 //! - [`explore`]: every order of the clients' requests, with exact counts ([`explore::ScenarioExplorer`]);
 //! - [`share`]: share links (versioned, compressed URL fragments);
+//! - [`vecmap`]: small maps and sets as sorted `Vec`s (`VecMap`, `VecSet`: page size);
 //! - [`lessons`]: the built-in lessons (`crates/core/lessons/*.rvl`, compiled in);
 //! - [`exercises`]: goal-checked exercises (break it / fix it), grading and the built-in course.
 //!
@@ -35,5 +36,6 @@ pub mod share;
 pub mod sort;
 pub mod store;
 pub mod trace;
+pub mod vecmap;
 pub mod view;
 pub mod yaml;

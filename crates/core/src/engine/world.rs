@@ -6,6 +6,7 @@ use super::expr;
 use super::records::{ClientOutcome, Failure, StepRecord, Verb};
 use super::request::{body_revision, query, with_identity};
 use super::vars::{revision_in, set_revision, Revisions, Vars};
+use crate::vecmap::VecMap;
 use super::{RunError, ScheduleError, MAX_CLIENTS, SETUP_ACTOR, SETUP_MANAGER};
 use crate::lang::ast::{Backoff, Scenario, SetupBody, Stmt, StmtKind};
 use crate::rng::Rng;
@@ -52,10 +53,9 @@ pub struct World {
     pub lost_updates: Vec<LostUpdate>,
     /// Each setup object's revision at the end of setup (every client's starting knowledge).
     pub setup_revisions: Revisions,
-    /// Which kind of write made each client-written revision, sorted by revision (a sorted
-    /// `Vec` rather than one more `BTreeMap` type in the page: docs/size.md); read it with
+    /// Which kind of write made each client-written revision; read it with
     /// [`World::write_verb`].
-    pub write_verbs: Vec<(u64, Verb)>,
+    pub write_verbs: VecMap<u64, Verb>,
 }
 
 /// The block a frame at `depth` iterates, and the retry policy around it.
@@ -92,8 +92,8 @@ impl World {
             clock_nanos: 0,
             rng: Rng::new(seed),
             lost_updates: Vec::new(),
-            setup_revisions: Vec::new(),
-            write_verbs: Vec::new(),
+            setup_revisions: Revisions::new(),
+            write_verbs: VecMap::new(),
         };
         let no_vars = Vars::default();
         for obj in &scenario.objects {
@@ -149,7 +149,7 @@ impl World {
                 }],
                 backoff_pending: false,
                 vars: Vars::default(),
-                observed: Vec::new(),
+                observed: Revisions::new(),
                 ready_at: 0,
                 attempts: 1,
                 outcome: None,
@@ -253,17 +253,14 @@ impl World {
 
     /// Which kind of write made `revision` (`Update` when no client write made it).
     pub fn write_verb(&self, revision: u64) -> Verb {
-        match self.write_verbs.binary_search_by_key(&revision, |w| w.0) {
-            Ok(i) => self.write_verbs[i].1,
-            Err(_) => Verb::Update,
-        }
+        self.write_verbs
+            .get(&revision)
+            .copied()
+            .unwrap_or(Verb::Update)
     }
 
     pub(super) fn record_write(&mut self, revision: u64, verb: Verb) {
-        match self.write_verbs.binary_search_by_key(&revision, |w| w.0) {
-            Ok(i) => self.write_verbs[i].1 = verb,
-            Err(i) => self.write_verbs.insert(i, (revision, verb)),
-        }
+        self.write_verbs.insert(revision, verb);
     }
 
     /// The latest revision of `target` the client has observed (§6 base), falling back to the

@@ -29,6 +29,7 @@ pub mod scenario;
 
 pub use scenario::{explore, ExploreReport, ScenarioExplorer, ScenarioModel};
 
+use crate::vecmap::VecMap;
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
@@ -133,8 +134,8 @@ pub struct Summary {
     /// Per expectation: the shortest violating continuation, as schedule letters.
     pub counterexamples: Vec<Option<Vec<u8>>>,
     /// Outcome classes by number (see [`Report::classes`]), sorted by number: (count, shortest
-    /// example continuation). A sorted `Vec`, not one more `BTreeMap` type (docs/size.md).
-    pub outcomes: Vec<(u32, (u64, Vec<u8>))>,
+    /// example continuation).
+    pub outcomes: VecMap<u32, (u64, Vec<u8>)>,
 }
 
 impl Summary {
@@ -143,7 +144,7 @@ impl Summary {
             schedules: 0,
             violations: vec![0; n_expectations],
             counterexamples: vec![None; n_expectations],
-            outcomes: Vec::new(),
+            outcomes: VecMap::new(),
         }
     }
 
@@ -157,7 +158,7 @@ impl Summary {
                 s.counterexamples[i] = Some(Vec::new());
             }
         }
-        s.outcomes.push((class, (1, Vec::new())));
+        s.outcomes.insert(class, (1, Vec::new()));
         s
     }
 
@@ -177,18 +178,17 @@ impl Summary {
                 }
             }
         }
-        for (key, (count, example)) in &child.outcomes {
-            match self.outcomes.binary_search_by_key(key, |o| o.0) {
-                Ok(i) => {
-                    let entry = &mut self.outcomes[i].1;
+        for (key, (count, example)) in child.outcomes.iter() {
+            match self.outcomes.get_mut(key) {
+                Some(entry) => {
                     entry.0 = entry.0.saturating_add(*count);
                     if edge.len() + example.len() < entry.1.len() {
                         entry.1 = [edge, example.as_slice()].concat();
                     }
                 }
-                Err(i) => {
+                None => {
                     let example = [edge, example.as_slice()].concat();
-                    self.outcomes.insert(i, (*key, (*count, example)));
+                    self.outcomes.insert(*key, (*count, example));
                 }
             }
         }
@@ -246,8 +246,7 @@ pub struct Explorer<M: Model> {
     memo: Memo,
     /// Outcome classes: (key, summary) by number, and the number of each key.
     classes: Vec<(String, String)>,
-    /// Sorted by key (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md).
-    class_ids: Vec<(String, u32)>,
+    class_ids: VecMap<String, u32>,
     stack: Vec<Frame<M::World>>,
     states: u64,
     covered: u64,
@@ -332,7 +331,7 @@ impl<M: Model> Explorer<M> {
             prefix,
             memo: BTreeMap::new(),
             classes: Vec::new(),
-            class_ids: Vec::new(),
+            class_ids: VecMap::new(),
             stack: vec![frame],
             states: 1,
             covered: 0,
@@ -343,17 +342,13 @@ impl<M: Model> Explorer<M> {
     }
 
     fn class_of(&mut self, eval: &Evaluation) -> u32 {
-        let at = match self
-            .class_ids
-            .binary_search_by(|c| c.0.cmp(&eval.outcome_key))
-        {
-            Ok(i) => return self.class_ids[i].1,
-            Err(i) => i,
-        };
+        if let Some(id) = self.class_ids.get(eval.outcome_key.as_str()) {
+            return *id;
+        }
         let id = self.classes.len() as u32;
         self.classes
             .push((eval.outcome_key.clone(), eval.outcome_summary.clone()));
-        self.class_ids.insert(at, (eval.outcome_key.clone(), id));
+        self.class_ids.insert(eval.outcome_key.clone(), id);
         id
     }
 

@@ -25,6 +25,7 @@
 
 use super::status;
 use super::{Resource, Response};
+use crate::vecmap::{VecMap, VecSet};
 use serde_json::{Map, Value};
 
 /// One step of a field path.
@@ -37,58 +38,9 @@ pub(crate) enum PathElement {
 }
 
 pub(crate) type FieldPath = Vec<PathElement>;
-/// A set of paths kept as a sorted `Vec` with the few set methods used here, rather than one
-/// more `BTreeSet` type in the page (docs/size.md). Iteration is in sorted order, as a set's.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub(crate) struct FieldSet(Vec<FieldPath>);
-
-impl FieldSet {
-    pub(crate) fn new() -> FieldSet {
-        FieldSet(Vec::new())
-    }
-
-    fn find(&self, p: &FieldPath) -> Result<usize, usize> {
-        self.0.binary_search(p)
-    }
-
-    pub(crate) fn insert(&mut self, p: FieldPath) {
-        if let Err(i) = self.find(&p) {
-            self.0.insert(i, p);
-        }
-    }
-
-    pub(crate) fn contains(&self, p: &FieldPath) -> bool {
-        self.find(p).is_ok()
-    }
-
-    pub(crate) fn retain(&mut self, keep: impl FnMut(&FieldPath) -> bool) {
-        self.0.retain(keep);
-    }
-
-    pub(crate) fn extend(&mut self, other: FieldSet) {
-        for p in other.0 {
-            self.insert(p);
-        }
-    }
-
-    pub(crate) fn iter(&self) -> std::slice::Iter<'_, FieldPath> {
-        self.0.iter()
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// The paths of `self` not in `other`, in order.
-    fn difference<'a>(&'a self, other: &'a FieldSet) -> impl Iterator<Item = &'a FieldPath> {
-        self.iter().filter(|p| !other.contains(p))
-    }
-
-    /// The paths in both, in order.
-    fn intersection<'a>(&'a self, other: &'a FieldSet) -> impl Iterator<Item = &'a FieldPath> {
-        self.iter().filter(|p| other.contains(p))
-    }
-}
+/// A set of paths, in sorted order (a [`VecSet`], not one more `BTreeSet` type in the page:
+/// docs/size.md).
+pub(crate) type FieldSet = VecSet<FieldPath>;
 
 /// `Apply` or `Update`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -231,7 +183,7 @@ fn walk(
     path: &mut FieldPath,
     spath: &mut Vec<String>,
     parent_is_map: bool,
-    out: &mut Nodes,
+    out: &mut Vec<(FieldPath, Node)>,
 ) {
     match v {
         Value::Object(m) if !m.is_empty() => {
@@ -298,7 +250,7 @@ fn walk(
     }
 }
 
-fn leaf(v: &Value, path: &FieldPath, out: &mut Nodes) {
+fn leaf(v: &Value, path: &FieldPath, out: &mut Vec<(FieldPath, Node)>) {
     out.push((
         path.clone(),
         Node {
@@ -314,7 +266,7 @@ fn leaf(v: &Value, path: &FieldPath, out: &mut Nodes) {
 fn nodes(res: &Resource, obj: &Value) -> Nodes {
     let mut out = Vec::new();
     let Some(o) = obj.as_object() else {
-        return out;
+        return Nodes::new();
     };
     for (k, v) in o {
         match k.as_str() {
@@ -342,25 +294,12 @@ fn nodes(res: &Resource, obj: &Value) -> Nodes {
             }
         }
     }
-    crate::sort::sort_by(&mut out, |a, b| a.0.cmp(&b.0));
     // A path met twice (list items with the same key): the later node wins, as in a map.
-    out.dedup_by(|later, kept| {
-        let same = later.0 == kept.0;
-        if same {
-            std::mem::swap(later, kept);
-        }
-        same
-    });
-    out
+    Nodes::from_vec(out)
 }
 
-/// Nodes by path, sorted by path (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md).
-type Nodes = Vec<(FieldPath, Node)>;
-
-fn node<'a>(nodes: &'a Nodes, p: &FieldPath) -> Option<&'a Node> {
-    let i = nodes.binary_search_by(|n| n.0.cmp(p)).ok()?;
-    Some(&nodes[i].1)
-}
+/// Nodes by path.
+type Nodes = VecMap<FieldPath, Node>;
 
 /// The field set an applied configuration owns.
 pub(crate) fn apply_set(res: &Resource, cfg: &Value) -> FieldSet {
@@ -381,8 +320,8 @@ fn compare(res: &Resource, old: Option<&Value>, new: &Value) -> (FieldSet, Field
     let nn = nodes(res, new);
     let mut changed = FieldSet::new();
     let mut removed = FieldSet::new();
-    for (p, n) in &nn {
-        match node(&on, p) {
+    for (p, n) in nn.iter() {
+        match on.get(p) {
             None => {
                 if n.value.is_some() || n.whole {
                     changed.insert(p.clone());
@@ -395,8 +334,8 @@ fn compare(res: &Resource, old: Option<&Value>, new: &Value) -> (FieldSet, Field
             }
         }
     }
-    for (p, o) in &on {
-        if node(&nn, p).is_none() && (o.value.is_some() || o.whole) {
+    for (p, o) in on.iter() {
+        if !nn.contains_key(p) && (o.value.is_some() || o.whole) {
             removed.insert(p.clone());
         }
     }
@@ -406,7 +345,7 @@ fn compare(res: &Resource, old: Option<&Value>, new: &Value) -> (FieldSet, Field
 fn finish(res: &Resource, obj: &Value, mut managers: Vec<Manager>) -> Vec<Manager> {
     let present = nodes(res, obj);
     for m in &mut managers {
-        m.set.retain(|p| node(&present, p).is_some());
+        m.set.retain(|p| present.contains_key(p));
     }
     managers.retain(|m| !m.set.is_empty());
     managers
@@ -703,15 +642,14 @@ pub(crate) fn fields_v1(set: &FieldSet) -> Value {
     #[derive(Default)]
     struct Trie {
         member: bool,
-        /// Sorted by element (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md).
-        children: Vec<(PathElement, Trie)>,
+        children: VecMap<PathElement, Trie>,
     }
     fn render(t: &Trie) -> Value {
         let mut m = Map::new();
         if t.member && !t.children.is_empty() {
             m.insert(".".into(), Value::Object(Map::new()));
         }
-        for (pe, c) in &t.children {
+        for (pe, c) in t.children.iter() {
             let k = match pe {
                 PathElement::Field(f) => format!("f:{f}"),
                 PathElement::Key(k) => format!("k:{k}"),
@@ -724,14 +662,7 @@ pub(crate) fn fields_v1(set: &FieldSet) -> Value {
     for p in set.iter() {
         let mut t = &mut root;
         for pe in p {
-            let i = match t.children.binary_search_by(|c| c.0.cmp(pe)) {
-                Ok(i) => i,
-                Err(i) => {
-                    t.children.insert(i, (pe.clone(), Trie::default()));
-                    i
-                }
-            };
-            t = &mut t.children[i].1;
+            t = t.children.get_or_insert_with(pe, Trie::default);
         }
         t.member = true;
     }
@@ -790,43 +721,14 @@ mod tests {
     }
 
     #[test]
-    fn field_sets_behave_like_btree_sets() {
-        use proptest::prelude::*;
-        use std::collections::BTreeSet;
-        let path = || {
-            proptest::collection::vec(
-                prop_oneof![
-                    "[ab]".prop_map(PathElement::Field),
-                    "[ab]".prop_map(PathElement::Key)
-                ],
-                0..3,
-            )
-        };
-        let paths = move || proptest::collection::vec(path(), 0..8);
-        proptest!(ProptestConfig::with_cases(128), |(a in paths(), b in paths())| {
-            let (mut fa, mut fb) = (FieldSet::new(), FieldSet::new());
-            a.iter().for_each(|p| fa.insert(p.clone()));
-            b.iter().for_each(|p| fb.insert(p.clone()));
-            let sa: BTreeSet<FieldPath> = a.into_iter().collect();
-            let sb: BTreeSet<FieldPath> = b.into_iter().collect();
-            prop_assert!(fa.iter().eq(sa.iter()));
-            prop_assert!(fa.difference(&fb).eq(sa.difference(&sb)));
-            prop_assert!(fa.intersection(&fb).eq(sa.intersection(&sb)));
-            for p in sb.iter() {
-                prop_assert_eq!(fa.contains(p), sa.contains(p));
-            }
-            let mut fu = fa.clone();
-            fu.extend(fb);
-            prop_assert!(fu.iter().eq(sa.union(&sb)));
-        });
-    }
-
-    #[test]
     fn nodes_are_sorted_and_a_repeated_path_keeps_the_later_node() {
         let d = json!({"spec": {"template": {"spec": {"containers": [
             {"name": "app", "image": "a:1"}, {"name": "app", "image": "a:2"}]}}}});
         let ns = nodes(&Resource::Deployment, &d);
-        assert!(ns.windows(2).all(|w| w[0].0 < w[1].0), "sorted, no repeats");
+        assert!(
+            ns.as_slice().windows(2).all(|w| w[0].0 < w[1].0),
+            "sorted, no repeats"
+        );
         let image: FieldPath = ["spec", "template", "spec", "containers"]
             .iter()
             .map(|f| PathElement::Field(f.to_string()))
@@ -835,7 +737,7 @@ mod tests {
                 PathElement::Field("image".into()),
             ])
             .collect();
-        assert_eq!(node(&ns, &image).unwrap().value, Some(json!("a:2")));
+        assert_eq!(ns.get(&image).unwrap().value, Some(json!("a:2")));
     }
 
     #[test]

@@ -524,10 +524,7 @@ impl Store {
         let label = r.to_string();
         let (provenance, lost_updates) =
             provenance::track(&old_prov, old_obj.as_ref(), &obj, actor, rev, &label);
-        match writers.binary_search_by(|w| w.0.cmp(&actor.name)) {
-            Ok(i) => writers[i].1 = rev,
-            Err(i) => writers.insert(i, (actor.name.clone(), rev)),
-        }
+        writers.set(actor.name.as_str(), rev);
         self.events.push(WatchEvent {
             kind: if old_obj.is_some() {
                 EventType::Modified

@@ -29,8 +29,9 @@
 //! `spec.replicas >= 0`), immutable ConfigMaps, graceful deletion and finalizers, GET/LIST query
 //! parameters other than `fieldManager` and `force`.
 
-use crate::json::hash_value;
+use crate::json::{hash_value, same_value};
 use crate::rng::Rng;
+use crate::vecmap::VecMap;
 use serde_json::Value;
 use std::hash::{Hash, Hasher};
 
@@ -177,18 +178,29 @@ impl Outcome {
     }
 }
 
-/// One stored object with its bookkeeping.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One stored object with its bookkeeping. Compared as it is hashed (the object by
+/// [`same_value`], which agrees with [`hash_value`]).
+#[derive(Debug, Clone)]
 struct Entry {
     /// The object exactly as GET returns it (managedFields rendered).
     object: Value,
     managers: Vec<fields::Manager>,
-    /// Sorted by path (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md).
-    provenance: Vec<(String, Provenance)>,
-    /// The revision of each writer's last write to this object (for lost deletes), sorted by
-    /// writer (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md).
-    writers: Vec<(String, u64)>,
+    /// By path.
+    provenance: VecMap<String, Provenance>,
+    /// The revision of each writer's last write to this object (for lost deletes), by writer.
+    writers: VecMap<String, u64>,
 }
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        same_value(&self.object, &other.object)
+            && self.managers == other.managers
+            && self.provenance == other.provenance
+            && self.writers == other.writers
+    }
+}
+
+impl Eq for Entry {}
 
 impl Hash for Entry {
     fn hash<H: Hasher>(&self, state: &mut H) {
@@ -210,42 +222,9 @@ pub struct Store {
     events: Vec<WatchEvent>,
 }
 
-/// The stored objects by reference, sorted by reference: a sorted `Vec` with the few map
-/// methods the store uses, rather than one more `BTreeMap` type in the page (docs/size.md).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-struct Objects(Vec<(ObjectRef, Entry)>);
-
-impl Objects {
-    fn find(&self, r: &ObjectRef) -> Result<usize, usize> {
-        self.0.binary_search_by(|e| e.0.cmp(r))
-    }
-
-    fn get(&self, r: &ObjectRef) -> Option<&Entry> {
-        let i = self.find(r).ok()?;
-        Some(&self.0[i].1)
-    }
-
-    fn contains_key(&self, r: &ObjectRef) -> bool {
-        self.find(r).is_ok()
-    }
-
-    fn insert(&mut self, r: ObjectRef, e: Entry) {
-        match self.find(&r) {
-            Ok(i) => self.0[i].1 = e,
-            Err(i) => self.0.insert(i, (r, e)),
-        }
-    }
-
-    fn remove(&mut self, r: &ObjectRef) {
-        if let Ok(i) = self.find(r) {
-            self.0.remove(i);
-        }
-    }
-
-    fn iter(&self) -> impl Iterator<Item = (&ObjectRef, &Entry)> {
-        self.0.iter().map(|(r, e)| (r, e))
-    }
-}
+/// The stored objects by reference, in reference order (a [`VecMap`], not one more `BTreeMap`
+/// type in the page: docs/size.md).
+type Objects = VecMap<ObjectRef, Entry>;
 
 impl Store {
     /// An empty store at revision 0.
@@ -319,6 +298,6 @@ impl Store {
 
     /// Who set the leaf at `path` (scenario-language syntax) of an object.
     pub fn provenance_at(&self, r: &ObjectRef, path: &str) -> Option<&Provenance> {
-        provenance::find(self.provenance(r)?, path)
+        self.objects.get(r)?.provenance.get(path)
     }
 }

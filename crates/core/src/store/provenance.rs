@@ -17,6 +17,7 @@
 //!   removed fields).
 
 use super::{Actor, LostUpdate, Provenance};
+use crate::vecmap::VecMap;
 use serde_json::Value;
 
 const UNTRACKED_META: &[&str] = &[
@@ -50,17 +51,10 @@ pub fn join_path(base: &str, key: &str) -> String {
     }
 }
 
-/// Leaves by path, sorted by path (a sorted `Vec`, not one more `BTreeMap` type: docs/size.md;
-/// distinct keys make distinct paths, so no path repeats).
-type Leaves = Vec<(String, Value)>;
+/// Leaves by path (distinct keys make distinct paths, so no path repeats).
+type Leaves = VecMap<String, Value>;
 
-/// The entry for `path` in a list sorted by path.
-pub(crate) fn find<'a, T>(list: &'a [(String, T)], path: &str) -> Option<&'a T> {
-    let i = list.binary_search_by(|l| l.0.as_str().cmp(path)).ok()?;
-    Some(&list[i].1)
-}
-
-fn collect(v: &Value, path: String, out: &mut Leaves) {
+fn collect(v: &Value, path: String, out: &mut Vec<(String, Value)>) {
     match v {
         Value::Object(m) => {
             for (k, c) in m {
@@ -75,7 +69,7 @@ fn collect(v: &Value, path: String, out: &mut Leaves) {
 pub(crate) fn leaves(obj: &Value) -> Leaves {
     let mut out = Vec::new();
     let Some(o) = obj.as_object() else {
-        return out;
+        return Leaves::new();
     };
     for (k, v) in o {
         match k.as_str() {
@@ -92,26 +86,25 @@ pub(crate) fn leaves(obj: &Value) -> Leaves {
             _ => collect(v, join_path("", k), &mut out),
         }
     }
-    crate::sort::sort_by(&mut out, |a, b| a.0.cmp(&b.0));
-    out
+    Leaves::from_vec(out)
 }
 
 /// Provenance after a write of `new` over `old`, and the updates that write lost.
 pub(crate) fn track(
-    prov: &[(String, Provenance)],
+    prov: &VecMap<String, Provenance>,
     old: Option<&Value>,
     new: &Value,
     actor: &Actor,
     revision: u64,
     object: &str,
-) -> (Vec<(String, Provenance)>, Vec<LostUpdate>) {
+) -> (VecMap<String, Provenance>, Vec<LostUpdate>) {
     let before = old.map(leaves).unwrap_or_default();
     let after = leaves(new);
     let mut lost = Vec::new();
-    // Filled in `after`'s order: sorted by path.
-    let mut out = Vec::new();
+    // Filled in `after`'s order (by path): each insert appends.
+    let mut out = VecMap::new();
     let mut check = |path: &str| {
-        if let Some(p) = find(prov, path) {
+        if let Some(p) = prov.get(path) {
             if p.writer != actor.name && p.revision > actor.base_revision {
                 lost.push(LostUpdate {
                     object: object.to_string(),
@@ -125,24 +118,24 @@ pub(crate) fn track(
             }
         }
     };
-    for (path, v) in &after {
-        match find(&before, path) {
+    for (path, v) in after.iter() {
+        match before.get(path) {
             Some(old_v) if old_v == v => {
-                if let Some(p) = find(prov, path) {
-                    out.push((path.clone(), p.clone()));
+                if let Some(p) = prov.get(path) {
+                    out.insert(path.clone(), p.clone());
                 }
             }
             Some(_) => {
                 check(path);
-                out.push((path.clone(), fresh(actor, revision)));
+                out.insert(path.clone(), fresh(actor, revision));
             }
             None => {
-                out.push((path.clone(), fresh(actor, revision)));
+                out.insert(path.clone(), fresh(actor, revision));
             }
         }
     }
-    for (path, _) in &before {
-        if find(&after, path).is_none() {
+    for (path, _) in before.iter() {
+        if !after.contains_key(path) {
             check(path);
         }
     }
@@ -158,14 +151,14 @@ fn fresh(actor: &Actor, revision: u64) -> Provenance {
 
 /// The update a delete loses, if any (see the module docs).
 pub(crate) fn lost_on_delete(
-    writers: &[(String, u64)],
+    writers: &VecMap<String, u64>,
     actor: &Actor,
     revision: u64,
     object: &str,
 ) -> Option<LostUpdate> {
     writers
         .iter()
-        .filter(|(w, r)| *w != actor.name && *r > actor.base_revision)
+        .filter(|(w, r)| **w != actor.name && **r > actor.base_revision)
         .max_by_key(|(_, r)| *r)
         .map(|(w, r)| LostUpdate {
             object: object.to_string(),
