@@ -3,6 +3,10 @@
 //! Stepping must stay well under a frame on a 1,000-step run, so the rows ([`rows`], a [`RunPart`]) render
 //! only when the run changes; the current step is marked by an effect that moves the `current`
 //! class and `aria-current` from one row to the next (rows after it are dimmed by CSS).
+//!
+//! From the keyboard the rows are one tab stop (a roving `tabindex`: the current row has `0`,
+//! the others `-1`): ↑/↓ move the focus from row to row, Enter or Space jumps the run to the
+//! focused row's step ([`on_row_key`]).
 
 use super::el;
 use super::{Part, RunPart, RunPartProps};
@@ -74,7 +78,7 @@ fn row(shown: &Shown, index: usize, dispatch: &UseReducerDispatcher<AppState>) -
         step.number, step.client, step.narration
     );
     html! {
-        <tr key={index} class={class} data-testid="timeline-row" data-step={step.number.to_string()} {onclick} title={label}>
+        <tr key={index} class={class} data-testid="timeline-row" data-step={step.number.to_string()} tabindex="-1" {onclick} title={label}>
             <th scope="row" class="num">{step.number}</th>
             {el("td", "clock", step.clock.clone())}
             {lanes}
@@ -92,9 +96,13 @@ pub fn rows(props: &RunPartProps) -> Html {
     let rows: Html = (0..shown.steps.len())
         .map(|i| row(shown, i, &props.dispatch))
         .collect();
+    let onkeydown = {
+        let dispatch = props.dispatch.clone();
+        Callback::from(move |e: KeyboardEvent| on_row_key(&e, &dispatch))
+    };
     html! {
-        <tbody>
-            <tr class="row start" data-step="0" onclick={to_start}>
+        <tbody {onkeydown}>
+            <tr class="row start" data-step="0" tabindex="-1" onclick={to_start}>
                 <th scope="row" class="num">{"0"}</th>
                 <td class="clock"></td>
                 <td class="lane" colspan={shown.run.scenario.clients.len().to_string()}>{"setup"}</td>
@@ -105,7 +113,60 @@ pub fn rows(props: &RunPartProps) -> Html {
     }
 }
 
-/// Moves the `current` mark to the row of step `cursor` and scrolls it into the box's view.
+/// A key on a row: ↑/↓ move the focus (and the tab stop) to the row above or below, Enter or
+/// Space jump the run to the focused row's step. The page's own shortcuts do not see these
+/// keys (Space would start autoplay).
+fn on_row_key(e: &KeyboardEvent, dispatch: &UseReducerDispatcher<AppState>) {
+    let key = e.key();
+    if !matches!(key.as_str(), "ArrowUp" | "ArrowDown" | "Enter" | " ") {
+        return;
+    }
+    let Some(row) = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .filter(|t| t.tag_name() == "TR" && t.has_attribute("data-step"))
+    else {
+        return;
+    };
+    e.prevent_default();
+    e.stop_propagation();
+    if key == "ArrowUp" || key == "ArrowDown" {
+        let next = if key == "ArrowUp" {
+            row.previous_element_sibling()
+        } else {
+            row.next_element_sibling()
+        };
+        if let Some(next) = next.and_then(|n| n.dyn_into::<HtmlElement>().ok()) {
+            if let Some(body) = row.parent_element() {
+                move_tab_stop(&body, &next);
+            }
+            let _ = next.focus();
+        }
+    } else if let Some(step) = row
+        .get_attribute("data-step")
+        .and_then(|s| s.parse::<usize>().ok())
+    {
+        dispatch.dispatch(Action::Jump(step));
+    }
+}
+
+/// Makes `row` the one row under `scope` with `tabindex="0"` (the others get `-1`).
+fn move_tab_stop(scope: &web_sys::Element, row: &web_sys::Element) {
+    if let Ok(old) = scope.query_selector_all("tr[tabindex=\"0\"]") {
+        for i in 0..old.length() {
+            if let Some(el) = old
+                .item(i)
+                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+            {
+                let _ = el.set_attribute("tabindex", "-1");
+            }
+        }
+    }
+    let _ = row.set_attribute("tabindex", "0");
+}
+
+/// Moves the `current` mark and the rows' one tab stop to the row of step `cursor` and
+/// scrolls it into the box's view.
 fn mark_current(boxed: &HtmlElement, cursor: usize) {
     // Left for [`remark_current`], which runs when the rows are rebuilt.
     let _ = boxed.set_attribute("data-cursor", &cursor.to_string());
@@ -130,6 +191,7 @@ fn mark_current(boxed: &HtmlElement, cursor: usize) {
     };
     let _ = row.class_list().add_1("current");
     let _ = row.set_attribute("aria-current", "step");
+    move_tab_stop(boxed, &row);
     let head = 28;
     let (top, bottom) = (row.offset_top(), row.offset_top() + row.offset_height());
     let (view_top, view_h) = (boxed.scroll_top(), boxed.client_height());
