@@ -52,8 +52,8 @@ pub fn check(total: u64, baseline: u64, ratchet: bool) -> Result<String> {
     }
     if !ratchet {
         return Ok(format!(
-            "size: {} gzip, within the {} budget; the baseline ({}) is not compared because \
-             {}=1 (the import and export names are long, a few kB more)",
+            "size: {} gzip ({total} bytes), within the {} budget; the baseline ({}) is not \
+             compared because {}=1 (the import and export names are long, a few kB more)",
             kb(total),
             kb(BUDGET),
             kb(baseline),
@@ -74,7 +74,7 @@ pub fn check(total: u64, baseline: u64, ratchet: bool) -> Result<String> {
         );
     }
     let mut line = format!(
-        "size: {} gzip, within the {} budget and {} of the baseline ({})",
+        "size: {} gzip ({total} bytes), within the {} budget and {} of the baseline ({})",
         kb(total),
         kb(BUDGET),
         kb(SLACK),
