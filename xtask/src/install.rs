@@ -13,6 +13,9 @@ pub const BINARYEN_VERSION: &str = "132";
 /// The npm `terser` version that minifies wasm-bindgen's JS glue in release builds (trunk's
 /// own minifier cannot parse it; Trunk.toml's post-build hook runs this one).
 pub const TERSER_VERSION: &str = "5.51.4";
+/// The npm `axe-core` version the browser suite's accessibility audit injects into the page
+/// (`tests/e2e/tests/accessibility.rs` reads `.tools/node_modules/axe-core/axe.min.js`).
+pub const AXE_CORE_VERSION: &str = "4.14.1";
 /// Where the browser and its driver come from (Debian's `chromium` and `chromium-driver`).
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 /// See [`CHROMIUM`].
@@ -66,6 +69,7 @@ pub fn install() -> Result<()> {
     wasm_bindgen()?;
     wasm_opt()?;
     terser()?;
+    axe_core()?;
     chromium()?;
     Ok(())
 }
@@ -149,6 +153,37 @@ fn terser() -> Result<()> {
     )
 }
 
+/// axe-core is a library (no command to ask for its version): its package.json says.
+fn axe_core() -> Result<()> {
+    let manifest = project_root().join(".tools/node_modules/axe-core/package.json");
+    let found = || {
+        std::fs::read_to_string(&manifest)
+            .ok()
+            .and_then(|text| package_version(&text))
+    };
+    match found() {
+        Some(v) if v == AXE_CORE_VERSION => {
+            ok("axe-core", &format!("axe-core {v}"));
+            return Ok(());
+        }
+        Some(v) => doing("axe-core", &format!("found {v}, want {AXE_CORE_VERSION}")),
+        None => {}
+    }
+    npm_install("axe-core", "axe-core", AXE_CORE_VERSION)?;
+    match found() {
+        Some(v) if v == AXE_CORE_VERSION => Ok(()),
+        other => bail!("axe-core still not right after npm install: {other:?}"),
+    }
+}
+
+/// The `"version"` of a package.json text (its first one: the package's own).
+fn package_version(manifest: &str) -> Option<String> {
+    let at = manifest.find("\"version\"")?;
+    let rest = manifest[at + "\"version\"".len()..].trim_start();
+    let rest = rest.strip_prefix(':')?.trim_start().strip_prefix('"')?;
+    Some(rest[..rest.find('"')?].to_owned())
+}
+
 /// Installs the npm package `package@version` into `.tools/` unless `.tools/node_modules/.bin/
 /// bin --version` already prints `want` (npm itself comes from apt when missing).
 fn npm_tool(bin: &str, package: &str, version: &str, want: &str) -> Result<()> {
@@ -160,11 +195,20 @@ fn npm_tool(bin: &str, package: &str, version: &str, want: &str) -> Result<()> {
         }
         doing(bin, &format!("found `{found}`, want `{want}`"));
     }
+    npm_install(bin, package, version)?;
+    match probe(cmd(&local.to_string_lossy(), &["--version"])) {
+        Some(found) if found.contains(want) => Ok(()),
+        other => bail!("{bin} still not right after npm install: {other:?}"),
+    }
+}
+
+/// `npm install package@version` into `.tools/` (npm itself from apt when missing).
+fn npm_install(tool: &str, package: &str, version: &str) -> Result<()> {
     if probe(cmd("npm", &["--version"])).is_none() {
         apt_install(&["nodejs", "npm"])?;
     }
     doing(
-        bin,
+        tool,
         &format!("npm install {package}@{version} into .tools/"),
     );
     run(cmd(
@@ -177,11 +221,7 @@ fn npm_tool(bin: &str, package: &str, version: &str, want: &str) -> Result<()> {
             ".tools",
             &format!("{package}@{version}"),
         ],
-    ))?;
-    match probe(cmd(&local.to_string_lossy(), &["--version"])) {
-        Some(found) if found.contains(want) => Ok(()),
-        other => bail!("{bin} still not right after npm install: {other:?}"),
-    }
+    ))
 }
 
 fn chromium() -> Result<()> {
@@ -226,5 +266,12 @@ mod tests {
             Some("0.2.130")
         );
         assert_eq!(lock_version(lock, "yew"), None);
+    }
+
+    #[test]
+    fn reads_a_package_json_version() {
+        let manifest = "{\n  \"name\": \"axe-core\",\n  \"version\" : \"4.14.1\",\n  \"deps\": {\"x\": {\"version\": \"9\"}}\n}";
+        assert_eq!(package_version(manifest).as_deref(), Some("4.14.1"));
+        assert_eq!(package_version("{}"), None);
     }
 }

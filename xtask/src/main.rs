@@ -6,13 +6,17 @@
 //! - `test`:    everything CI checks, in order, stopping at the first failure;
 //! - `bench`:   the page's download size (and, from the browser bench, load and step timings);
 //! - `determinism`: the native vs wasm32 comparison on its own (also part of `test`);
+//! - `guards`:  the size rules clippy cannot name, in the page's sources (also part of `test`);
+//! - `size`:    `dist/` against the budget and the committed baseline (also part of `test`);
 //! - `short-names DIR`: short wasm import/export names in a release build (Trunk.toml's hook).
 //!
 //! Deliberately small (anyhow + flate2) so that `cargo xtask` compiles quickly.
 
 mod bench;
+mod guards;
 mod install;
 mod names;
+mod size;
 mod util;
 
 use anyhow::{bail, Context, Result};
@@ -27,13 +31,18 @@ commands:
                wasm-opt (npm binaryen, into .tools/), chromium + chromedriver
   serve        build and serve the playground on http://127.0.0.1:8080
   dist         the release build of the page into dist/
-  test         everything CI checks (fmt, clippy native + wasm32, tests, core dependency guard,
-               wasm determinism, dist, browser journeys), stopping at the first failure
+  test         everything CI checks (fmt, source guards, clippy native + wasm32, tests, core
+               dependency guard, wasm determinism, dist, size, browser journeys), stopping at
+               the first failure
   bench        download size (raw / gzip) against the budget, cold load and step timings
   determinism  compare the core's determinism report natively and in wasm32 (Node)
+  guards       the page's size rules clippy cannot name (float formatting and parsing, a
+               second sort), in crates/core/src and crates/web/src
+  size         dist/'s download (gzip) against the 300 kB budget and xtask/size-baseline.txt
   short-names DIR
                short import/export names in DIR's wasm and its JS glue (the release
-               post-build hook of Trunk.toml runs it; docs/size.md)
+               post-build hook of Trunk.toml runs it; docs/size.md); skipped when
+               RVLAB_NO_SHORT_NAMES=1
 ";
 
 fn main() {
@@ -80,6 +89,8 @@ fn real_main() -> Result<()> {
             install::install()?;
             determinism()
         }
+        "guards" => guards::guards(),
+        "size" => size::size(),
         "short-names" => match args.get(1) {
             Some(dir) => names::short_names(std::path::Path::new(dir)),
             None => bail!("usage: cargo xtask short-names DIR"),
@@ -109,6 +120,7 @@ fn test() -> Result<()> {
             "fmt",
             Box::new(|| run(cmd("cargo", &["fmt", "--all", "--check"]))),
         ),
+        ("source guards", Box::new(guards::guards)),
         (
             "clippy (native)",
             Box::new(|| {
@@ -157,6 +169,7 @@ fn test() -> Result<()> {
         ("core dependency guard", Box::new(core_guard)),
         ("wasm determinism", Box::new(determinism)),
         ("dist", Box::new(dist)),
+        ("size", Box::new(size::size)),
         (
             "browser journeys",
             Box::new(|| run(cmd("cargo", &["test", "-p", "rvlab-e2e"]))),

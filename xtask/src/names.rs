@@ -19,8 +19,22 @@ use std::path::{Path, PathBuf};
 /// The import module name used in both files after the rewrite.
 const MODULE: &str = "a";
 
-/// Rewrites the one `*_bg.wasm` of `dir` and its glue `*.js` in place.
+/// The escape hatch: with `RVLAB_NO_SHORT_NAMES=1`, `short-names` leaves the files as
+/// wasm-bindgen wrote them (a few kB of gzip more, still within the budget; docs/size.md), e.g.
+/// while the rewrite is adapted to a new wasm-bindgen (CONTRIBUTING.md).
+pub const SKIP_VAR: &str = "RVLAB_NO_SHORT_NAMES";
+
+/// Whether [`SKIP_VAR`] is set to `1`.
+pub fn skipped() -> bool {
+    std::env::var_os(SKIP_VAR).is_some_and(|v| v == "1")
+}
+
+/// Rewrites the one `*_bg.wasm` of `dir` and its glue `*.js` in place (unless [`skipped`]).
 pub fn short_names(dir: &Path) -> Result<()> {
+    if skipped() {
+        println!("short-names: skipped ({SKIP_VAR}=1): the wasm-bindgen names stay");
+        return Ok(());
+    }
     let (wasm_path, js_path) = find_pair(dir)?;
     let wasm = std::fs::read(&wasm_path)
         .with_context(|| format!("cannot read {}", wasm_path.display()))?;

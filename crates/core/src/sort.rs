@@ -83,6 +83,10 @@ fn permute<T>(v: &mut [T], mut order: Vec<usize>) {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the tests compare with std's sort"
+)]
 mod tests {
     use super::*;
     use proptest::prelude::*;

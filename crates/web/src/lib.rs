@@ -96,7 +96,15 @@ pub fn app() -> Html {
     };
     let close_help = hooks::use_help_focus(app.help_open);
     let share_output = use_share_output();
-    let help = app.help_open.then(|| help_overlay(&dispatch, &close_help));
+    // Always one child of `<main>`, an empty list while closed: yew matches unkeyed children
+    // from the end, so a child that comes and goes last (an `Option`) made it re-create every
+    // other child of `<main>` on opening, the help button too, and the focus had nowhere to go
+    // back to on closing.
+    let help = if app.help_open {
+        help_overlay(&dispatch, &close_help)
+    } else {
+        Html::default()
+    };
     // The panels are plain functions rather than components (their few hooks live here): they
     // re-render with the app state anyway, and each component costs ~1.5 kB of wasm
     // (docs/size.md). Only the costly parts are a component (`RunPart`), to skip them.

@@ -27,6 +27,12 @@ pub mod keys {
     pub const TAB: &str = "\u{E004}";
     /// Escape.
     pub const ESCAPE: &str = "\u{E00C}";
+    /// Shift (hold with another key via [`super::Session::chord`]).
+    pub const SHIFT: &str = "\u{E008}";
+    /// ↑
+    pub const UP: &str = "\u{E013}";
+    /// ↓
+    pub const DOWN: &str = "\u{E015}";
     /// Home.
     pub const HOME: &str = "\u{E011}";
     /// End.
@@ -74,6 +80,8 @@ impl Session {
                     "browserName": "chrome",
                     "pageLoadStrategy": "normal",
                     "goog:chromeOptions": { "binary": binary, "args": args },
+                    // The browser's console and network errors, for [`Session::browser_log`].
+                    "goog:loggingPrefs": { "browser": "ALL" },
                 }
             }
         });
@@ -188,6 +196,21 @@ impl Session {
             "/execute/async",
             Some(json!({ "script": script, "args": args })),
         )
+    }
+
+    /// The browser log's entries since the last call (chromedriver's log API): console
+    /// messages and failed resource loads, as `(level, message)`, e.g. `("SEVERE", "http://…/
+    /// favicon.ico - Failed to load resource: … 404 (Not Found)")`.
+    pub fn browser_log(&self) -> Result<Vec<(String, String)>> {
+        let v = self.call("POST", "/se/log", Some(json!({ "type": "browser" })))?;
+        let list = v.as_array().context("browser log: not a list")?;
+        Ok(list
+            .iter()
+            .map(|e| {
+                let field = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+                (field("level"), field("message"))
+            })
+            .collect())
     }
 
     /// Presses and releases each key in turn, on whatever has focus.

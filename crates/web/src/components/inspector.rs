@@ -75,7 +75,10 @@ pub fn inspector(world: &WorldView, step: Option<&StepView>) -> Html {
                 </div>
                 <div class={format!("http-resp mark-{}", step.mark_label)}>
                     {el("code", "line", format!("HTTP/1.1 {}", step.status_line.clone().unwrap_or_default()))}
-                    if let Some(body) = &step.response_body { {super::el_id("pre", "", "response-body", body.clone())} }
+                    // A named, focusable region, so that the keyboard can scroll a long body.
+                    if let Some(body) = &step.response_body {
+                        <pre data-testid="response-body" tabindex="0" role="region" aria-label="Response body">{body.clone()}</pre>
+                    }
                 </div>
                 if let Some(k) = &step.kubectl {
                     <div class="kubectl">{el("span", "muted", "kubectl: ")}{super::el_id("code", "", "kubectl", k.clone())}</div>

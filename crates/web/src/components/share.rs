@@ -164,7 +164,10 @@ pub fn share_bar(dispatch: &Dispatch, sharing: Sharing, flags: Flags, out: &Shar
                 <button type="button" data-testid="help" onclick={help} aria-label="Keyboard shortcuts"
                     aria-keyshortcuts="?" title="Keyboard shortcuts (?)">{"?"}</button>
             </div>
-            {status}
+            // An empty list, not `None`, while there is no status: a child that comes and goes
+            // last made yew re-create the buttons before it (lib.rs, the help overlay), and a
+            // Copy button lost the keyboard focus when the status appeared.
+            {status.unwrap_or_default()}
         </section>
     }
 }

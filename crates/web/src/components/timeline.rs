@@ -3,6 +3,10 @@
 //! Stepping must stay well under a frame on a 1,000-step run, so the rows ([`rows`], a [`RunPart`]) render
 //! only when the run changes; the current step is marked by an effect that moves the `current`
 //! class and `aria-current` from one row to the next (rows after it are dimmed by CSS).
+//!
+//! From the keyboard the rows are one tab stop (a roving `tabindex`: the current row has `0`,
+//! the others `-1`): ↑/↓ move the focus from row to row, Enter or Space jumps the run to the
+//! focused row's step ([`on_row_key`]).
 
 use super::el;
 use super::{Dispatch, Part, RunPart};
@@ -72,12 +76,13 @@ fn row(shown: &Shown, index: usize, dispatch: &Dispatch) -> Html {
         .collect();
     let server = step.revision.map(|r| format!("rv {r}")).unwrap_or_default();
     let onclick = super::on_click(dispatch, Action::Jump(index + 1));
+    let onkeydown = on_row_key(dispatch, index + 1);
     let label = format!(
         "Step {} by {}: {}",
         step.number, step.client, step.narration
     );
     html! {
-        <tr key={index} class={class} data-testid="timeline-row" data-step={step.number.to_string()} {onclick} title={label}>
+        <tr key={index} class={class} data-testid="timeline-row" data-step={step.number.to_string()} tabindex="-1" {onclick} {onkeydown} title={label}>
             <th scope="row" class="num">{step.number}</th>
             {el("td", "clock", step.clock.clone())}
             {lanes}
@@ -92,9 +97,10 @@ pub fn rows(shown: &Shown, dispatch: &Dispatch) -> Html {
     let rows: Html = (0..shown.steps.len())
         .map(|i| row(shown, i, dispatch))
         .collect();
+    let onkeydown = on_row_key(dispatch, 0);
     html! {
         <tbody>
-            <tr class="row start" data-step="0" onclick={to_start}>
+            <tr class="row start" data-step="0" tabindex="-1" onclick={to_start} {onkeydown}>
                 <th scope="row" class="num">{"0"}</th>
                 <td class="clock"></td>
                 <td class="lane" colspan={shown.run.scenario.clients.len().to_string()}>{"setup"}</td>
@@ -105,7 +111,59 @@ pub fn rows(shown: &Shown, dispatch: &Dispatch) -> Html {
     }
 }
 
-/// Moves the `current` mark to the row of step `cursor` and scrolls it into the box's view.
+/// A key on a row: ↑/↓ move the focus (and the tab stop) to the row above or below, Enter or
+/// Space jump the run to the focused row's step. The page's own shortcuts do not see these
+/// keys (Space would start autoplay).
+fn on_row_key(dispatch: &Dispatch, step: usize) -> Callback<KeyboardEvent> {
+    let dispatch = dispatch.clone();
+    Callback::from(move |e: KeyboardEvent| {
+        let key = e.key();
+        if !matches!(key.as_str(), "ArrowUp" | "ArrowDown" | "Enter" | " ") {
+            return;
+        }
+        let Some(row) = e
+            .current_target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        else {
+            return;
+        };
+        e.prevent_default();
+        e.stop_propagation();
+        if key == "ArrowUp" || key == "ArrowDown" {
+            let next = if key == "ArrowUp" {
+                row.previous_element_sibling()
+            } else {
+                row.next_element_sibling()
+            };
+            if let Some(next) = next.and_then(|n| n.dyn_into::<HtmlElement>().ok()) {
+                if let Some(body) = row.parent_element() {
+                    move_tab_stop(&body, &next);
+                }
+                let _ = next.focus();
+            }
+        } else {
+            dispatch.dispatch(Action::Jump(step));
+        }
+    })
+}
+
+/// Makes `row` the one row under `scope` with `tabindex="0"` (the others get `-1`).
+fn move_tab_stop(scope: &web_sys::Element, row: &web_sys::Element) {
+    if let Ok(old) = scope.query_selector_all("tr[tabindex=\"0\"]") {
+        for i in 0..old.length() {
+            if let Some(el) = old
+                .item(i)
+                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+            {
+                let _ = el.set_attribute("tabindex", "-1");
+            }
+        }
+    }
+    let _ = row.set_attribute("tabindex", "0");
+}
+
+/// Moves the `current` mark and the rows' one tab stop to the row of step `cursor` and
+/// scrolls it into the box's view.
 fn mark_current(boxed: &HtmlElement, cursor: usize) {
     if let Ok(old) = boxed.query_selector_all("tr.current") {
         for i in 0..old.length() {
@@ -128,6 +186,7 @@ fn mark_current(boxed: &HtmlElement, cursor: usize) {
     };
     let _ = row.class_list().add_1("current");
     let _ = row.set_attribute("aria-current", "step");
+    move_tab_stop(boxed, &row);
     let head = 28;
     let (top, bottom) = (row.offset_top(), row.offset_top() + row.offset_height());
     let (view_top, view_h) = (boxed.scroll_top(), boxed.client_height());
