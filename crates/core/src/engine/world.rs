@@ -6,11 +6,11 @@ use super::expr;
 use super::records::{ClientOutcome, Failure, StepRecord, Verb};
 use super::request::{body_revision, query, with_identity};
 use super::vars::{revision_in, set_revision, Revisions, Vars};
-use crate::vecmap::VecMap;
 use super::{RunError, ScheduleError, MAX_CLIENTS, SETUP_ACTOR, SETUP_MANAGER};
 use crate::lang::ast::{Backoff, Scenario, SetupBody, Stmt, StmtKind};
 use crate::rng::Rng;
 use crate::store::{Actor, Env, LostUpdate, Method, ObjectRef, Request, Store};
+use crate::vecmap::VecMap;
 use serde_json::{Map, Value};
 
 /// One level of a client's position: the index of the next statement in a block.
