@@ -294,7 +294,7 @@ impl AppState {
                 let id = session.id;
                 if verdict.pass && !self.is_solved(id) {
                     self.exercises.solved.push(id.to_string());
-                    sort_solved(&mut self.exercises.solved);
+                    order_solved(&mut self.exercises.solved);
                 }
                 if let Some(s) = &mut self.exercises.current {
                     s.verdict = Some(Rc::new(verdict));
@@ -342,7 +342,7 @@ impl AppState {
 
 /// Sorts solved exercise ids into the list's order (unknown ids first), stably, with the
 /// core's one shared sort (no other copy of a sort in the wasm: docs/size.md).
-fn sort_solved(solved: &mut [String]) {
+fn order_solved(solved: &mut [String]) {
     rvlab_core::sort::sort_by_key(solved, |s| EXERCISES.iter().position(|e| e.id == s));
 }
 
@@ -367,7 +367,7 @@ mod tests {
                 v.push(pool[r].clone());
                 let mut want = v.clone();
                 want.sort_by_key(|s| EXERCISES.iter().position(|e| e.id == s));
-                sort_solved(&mut v);
+                order_solved(&mut v);
                 assert_eq!(v, want);
             }
         }
