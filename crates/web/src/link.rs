@@ -262,7 +262,10 @@ pub fn error_details(message: &str, location: &str) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_macros, reason = "the hand-built records are checked byte for byte against `json!`")]
+#[allow(
+    clippy::disallowed_macros,
+    reason = "the hand-built records are checked byte for byte against `json!`"
+)]
 mod tests {
     use super::*;
     use crate::state::Action;

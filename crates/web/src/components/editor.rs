@@ -190,7 +190,10 @@ pub fn diagnostics(props: &DiagnosticsProps) -> Html {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_types, reason = "the sorted Vec is checked against the `BTreeMap` it replaced")]
+#[allow(
+    clippy::disallowed_types,
+    reason = "the sorted Vec is checked against the `BTreeMap` it replaced"
+)]
 mod tests {
     use super::*;
     use rvlab_core::lang::parse;

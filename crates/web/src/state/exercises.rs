@@ -347,7 +347,10 @@ fn order_solved(solved: &mut [String]) {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods, reason = "the shared sort is checked against std's `sort_by_key`")]
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the shared sort is checked against std's `sort_by_key`"
+)]
 mod tests {
     use super::*;
     use crate::state::Action;
