@@ -2,24 +2,28 @@
 //!
 //! Clippy's `disallowed-methods` / `-types` / `-macros` (clippy.toml, crates/core/clippy.toml,
 //! crates/web/clippy.toml) cover what has a path: std's sorts, Unicode case mapping, map types
-//! in the page's crate, `json!`. What is left is matched in the text of the page's code
-//! (`crates/core/src`, `crates/web/src`, tests excluded), line by line:
+//! in the page's crate, `json!`. What is left is matched in the tokens of the page's code
+//! (`crates/core/src`, `crates/web/src`, tests excluded), lexed by `proc-macro2` (comments
+//! dropped, string literals whole, groups nested; `span-locations` gives the lines):
 //!
 //! - `float-format`: a format string with a precision or an exponent (`{x:.2}`, `{:.*}`,
-//!   `{:e}`), or `f64::to_string`: both link std's float formatter (9.5 kB of wasm);
-//!   `rvlab_core::numfmt` writes the same text.
+//!   `{:e}`), or `f64::to_string`: both link std's float formatter (9.5 kB of wasm); keep
+//!   the quantity an integer and write it with `rvlab_core::decimal::fixed`.
 //! - `float-parse`: `parse::<f64>()` or `f64::from_str`: std's correctly rounded parser and its
 //!   10 kB table (13.6 kB of gzip when it left).
 //! - `second-sort`: a function named `sort`, `sort_*` or `*_sort` outside
 //!   `crates/core/src/sort.rs`: the page has one shared sort.
 //!
-//! `{}` of an `f64` formats it too, but a text match cannot see types; `numfmt`'s tests and
-//! twiggy (docs/size.md, "How to look") are the check for that.
+//! `{}` of an `f64` formats it too, but tokens carry no types; twiggy (docs/size.md, "How to
+//! look") is the check for that.
 //!
-//! A deliberate use carries `// guard: allow(RULE) REASON` on its line or the line above.
+//! A deliberate use carries `// guard: allow(RULE) REASON` on its line or the line above
+//! (comments are not tokens: the markers are found in the source's lines).
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
+use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 /// The page's source directories (everything in them is linked into the wasm, tests aside).
 const PAGE_SOURCES: &[&str] = &["crates/core/src", "crates/web/src"];
@@ -38,12 +42,14 @@ pub struct Rule {
 const FLOAT_FORMAT: Rule = Rule {
     name: "float-format",
     advice: "formatting an f64 links std's float formatter (9.5 kB of wasm): \
-             use rvlab_core::numfmt::{fixed, shortest} (docs/size.md)",
+             keep the quantity an integer and show it with rvlab_core::decimal::fixed \
+             (docs/size.md)",
 };
 const FLOAT_PARSE: Rule = Rule {
     name: "float-parse",
-    advice: "std's f64 parser links a 10 kB table (13.6 kB of gzip): parse the digits \
-             yourself, as lang::lexer's decimal_f64 does (docs/size.md)",
+    advice: "std's f64 parser links a 10 kB table (13.6 kB of gzip): parse an exact decimal \
+             with integer arithmetic, as lang::lexer's literals.rs does for durations and \
+             backoff numbers (docs/size.md)",
 };
 const SECOND_SORT: Rule = Rule {
     name: "second-sort",
@@ -86,7 +92,7 @@ pub fn guards() -> Result<()> {
         let text = std::fs::read_to_string(file)
             .with_context(|| format!("cannot read {}", file.display()))?;
         let path = file.to_string_lossy().replace('\\', "/");
-        findings.extend(check_file(&path, &text));
+        findings.extend(check_file(&path, &text)?);
     }
     if !findings.is_empty() {
         for f in &findings {
@@ -121,54 +127,141 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-/// The findings in one file's text (`path` decides which rules apply and is reported).
-pub fn check_file(path: &str, text: &str) -> Vec<Finding> {
+/// The findings in one file's text (`path` decides which rules apply and is reported); an
+/// error when the text does not lex as Rust.
+pub fn check_file(path: &str, text: &str) -> Result<Vec<Finding>> {
     let file_name = path.rsplit('/').next().unwrap_or(path);
     if file_name == "tests.rs" || path.contains("/tests/") {
-        return Vec::new();
+        return Ok(Vec::new());
     }
+    let tokens = TokenStream::from_str(text).map_err(|e| anyhow!("{path}: cannot lex: {e}"))?;
+    let mut hits = Vec::new();
+    walk(tokens, path != SHARED_SORT, &mut hits);
+    hits.sort_by_key(|&(line, rule)| (line, RULES.iter().position(|r| *r == rule)));
+    hits.dedup();
     let raw: Vec<&str> = text.lines().collect();
-    let lines = scan(text);
-    let mut findings = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        if line.in_test {
-            continue;
-        }
-        let mut broken = Vec::new();
-        if line.strings.iter().any(|s| has_float_spec(s))
-            || contains_path(&line.code, &["f64::to_string", "f32::to_string"])
-        {
-            broken.push(FLOAT_FORMAT);
-        }
-        if contains_path(
-            &line.code,
-            &[
-                "parse::<f64>",
-                "parse::<f32>",
-                "f64::from_str",
-                "f32::from_str",
-            ],
-        ) {
-            broken.push(FLOAT_PARSE);
-        }
-        if path != SHARED_SORT && defines_sort(&line.code) {
-            broken.push(SECOND_SORT);
-        }
-        for rule in broken {
-            let here = raw.get(i).copied().unwrap_or("");
-            let above = if i > 0 { raw[i - 1] } else { "" };
-            if allows(here, rule) || allows(above, rule) {
-                continue;
+    let line_text = |n: usize| n.checked_sub(1).and_then(|i| raw.get(i)).copied();
+    Ok(hits
+        .into_iter()
+        .filter(|&(line, rule)| {
+            !allows(line_text(line).unwrap_or(""), rule)
+                && !allows(line_text(line - 1).unwrap_or(""), rule)
+        })
+        .map(|(line, rule)| Finding {
+            path: path.to_owned(),
+            line,
+            rule,
+            text: line_text(line).unwrap_or("").trim().to_owned(),
+        })
+        .collect())
+}
+
+const RULES: [Rule; 3] = [FLOAT_FORMAT, FLOAT_PARSE, SECOND_SORT];
+
+/// Collects `(line, rule)` for every token sequence of one level of `tokens` (and of the
+/// groups in it) that breaks a rule. Skipped: doc comments (`#[doc = "..."]` to the lexer)
+/// and an item after `#[cfg(test)]` (up to and including its `{...}` or `;`).
+fn walk(tokens: TokenStream, sort_rule: bool, hits: &mut Vec<(usize, Rule)>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let words: Vec<Option<String>> = trees.iter().map(word).collect();
+    let at = |i: usize, w: &str| words.get(i).and_then(Option::as_deref) == Some(w);
+    let line = |i: usize| trees[i].span().start().line;
+    let mut i = 0;
+    while i < trees.len() {
+        if at(i, "#") {
+            let open = if at(i + 1, "!") { i + 2 } else { i + 1 };
+            if let Some(TokenTree::Group(attr)) = trees.get(open) {
+                if attr.delimiter() == Delimiter::Bracket {
+                    if is_doc(attr) {
+                        i = open + 1;
+                        continue;
+                    }
+                    if is_cfg_test(attr) {
+                        i = open + 1;
+                        while let Some(t) = trees.get(i) {
+                            i += 1;
+                            match t {
+                                TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => break,
+                                TokenTree::Punct(p) if p.as_char() == ';' => break,
+                                _ => {}
+                            }
+                        }
+                        continue;
+                    }
+                }
             }
-            findings.push(Finding {
-                path: path.to_owned(),
-                line: i + 1,
-                rule,
-                text: here.trim().to_owned(),
-            });
         }
+        let path = |p: &[&str]| p.iter().enumerate().all(|(k, w)| at(i + k, w));
+        let float_types = ["f64", "f32"];
+        if float_types
+            .iter()
+            .any(|t| path(&[t, ":", ":", "to_string"]))
+        {
+            hits.push((line(i), FLOAT_FORMAT));
+        }
+        if float_types
+            .iter()
+            .any(|t| path(&["parse", ":", ":", "<", t, ">"]) || path(&[t, ":", ":", "from_str"]))
+        {
+            hits.push((line(i), FLOAT_PARSE));
+        }
+        if sort_rule && at(i, "fn") {
+            if let Some(TokenTree::Ident(name)) = trees.get(i + 1) {
+                let name = name.to_string();
+                if name == "sort" || name.starts_with("sort_") || name.ends_with("_sort") {
+                    hits.push((line(i + 1), SECOND_SORT));
+                }
+            }
+        }
+        match &trees[i] {
+            TokenTree::Group(g) => walk(g.stream(), sort_rule, hits),
+            TokenTree::Literal(lit)
+                if string_contents(&lit.to_string()).is_some_and(|s| has_float_spec(&s)) =>
+            {
+                hits.push((line(i), FLOAT_FORMAT));
+            }
+            _ => {}
+        }
+        i += 1;
     }
-    findings
+}
+
+/// An identifier's or a punctuation character's text; `None` for groups and literals.
+fn word(tree: &TokenTree) -> Option<String> {
+    match tree {
+        TokenTree::Ident(i) => Some(i.to_string()),
+        TokenTree::Punct(p) => Some(p.as_char().to_string()),
+        TokenTree::Group(_) | TokenTree::Literal(_) => None,
+    }
+}
+
+/// `[doc = "..."]`: a doc comment.
+fn is_doc(attr: &Group) -> bool {
+    matches!(attr.stream().into_iter().next(), Some(TokenTree::Ident(i)) if i == "doc")
+}
+
+/// `[cfg(test)]`.
+fn is_cfg_test(attr: &Group) -> bool {
+    let inner: Vec<TokenTree> = attr.stream().into_iter().collect();
+    match inner.as_slice() {
+        [TokenTree::Ident(cfg), TokenTree::Group(args)] if cfg == "cfg" => {
+            let args: Vec<TokenTree> = args.stream().into_iter().collect();
+            matches!(args.as_slice(), [TokenTree::Ident(t)] if t == "test")
+        }
+        _ => false,
+    }
+}
+
+/// The contents of a string literal as written (escapes kept): `"a\n"`, `r#"a"#`, `b"a"` give
+/// `a\n`, `a`, `a`; `None` for other literals (numbers, characters).
+pub fn string_contents(lit: &str) -> Option<String> {
+    let s = lit.strip_prefix(['b', 'c']).unwrap_or(lit);
+    let s = s
+        .strip_prefix('r')
+        .map_or(s, |raw| raw.trim_start_matches('#'));
+    let s = s.strip_prefix('"')?;
+    // The lexer checked the literal: its last `"` ends it (a raw string's `#`s follow).
+    s.rfind('"').map(|end| s[..end].to_owned())
 }
 
 /// `// guard: allow(RULE) REASON` with a non-empty reason.
@@ -178,29 +271,6 @@ fn allows(line: &str, rule: Rule) -> bool {
         Some(at) => line[..at].contains("//") && !line[at + marker.len()..].trim().is_empty(),
         None => false,
     }
-}
-
-/// `code` contains one of `needles` not as part of a longer identifier on the left.
-fn contains_path(code: &str, needles: &[&str]) -> bool {
-    needles.iter().any(|n| {
-        code.match_indices(n).any(|(at, _)| {
-            !code[..at]
-                .chars()
-                .next_back()
-                .is_some_and(|c| c.is_alphanumeric() || c == '_')
-        })
-    })
-}
-
-/// The line defines a function named `sort`, `sort_*` or `*_sort`.
-fn defines_sort(code: &str) -> bool {
-    let words: Vec<&str> = code
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .collect();
-    words.windows(2).any(|w| {
-        w[0] == "fn" && (w[1] == "sort" || w[1].starts_with("sort_") || w[1].ends_with("_sort"))
-    })
 }
 
 /// A format string (the contents of one string literal) has a placeholder with a precision
@@ -256,225 +326,13 @@ fn spec_is_float(spec: &str) -> bool {
     spec.ends_with('e') || spec.ends_with('E')
 }
 
-/// One source line as the guards see it.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Line {
-    /// The code outside comments and string literals (literals become `""`).
-    pub code: String,
-    /// The contents of the string literals that end on this line (escapes kept as written).
-    pub strings: Vec<String>,
-    /// Inside an item marked `#[cfg(test)]`.
-    pub in_test: bool,
-}
-
-/// Splits Rust source into lines of code and string literals, and marks `#[cfg(test)]` items.
-/// A small lexer: `//` and nested `/* */` comments, `"..."` with escapes, raw strings
-/// `r#"..."#`, byte strings, and character literals (told apart from lifetimes).
-pub fn scan(text: &str) -> Vec<Line> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut lines = vec![Line::default()];
-    let mut i = 0;
-    // Test-item tracking: `pending` after `#[cfg(test)]` until the item's `{` or `;`; then the
-    // brace depth at which the item ends.
-    let mut depth: usize = 0;
-    let mut pending = false;
-    let mut test_until: Option<usize> = None;
-    let mut current = String::new(); // the string literal being read
-    macro_rules! cur {
-        () => {
-            lines.last_mut().expect("at least one line")
-        };
-    }
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        if c == '\n' {
-            let in_test = test_until.is_some() || pending;
-            cur!().in_test |= in_test;
-            lines.push(Line {
-                in_test,
-                ..Line::default()
-            });
-            i += 1;
-            continue;
-        }
-        if c == '/' && next == Some('/') {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
-            }
-            continue;
-        }
-        if c == '/' && next == Some('*') {
-            let mut nest = 0;
-            while i < chars.len() {
-                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
-                    nest += 1;
-                    i += 2;
-                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
-                    nest -= 1;
-                    i += 2;
-                    if nest == 0 {
-                        break;
-                    }
-                } else {
-                    if chars[i] == '\n' {
-                        let in_test = test_until.is_some() || pending;
-                        lines.push(Line {
-                            in_test,
-                            ..Line::default()
-                        });
-                    }
-                    i += 1;
-                }
-            }
-            continue;
-        }
-        // Raw strings: r"..", r#".."#, br#".."#.
-        let raw_start = if c == 'r' && matches!(next, Some('"' | '#')) {
-            Some(i + 1)
-        } else if c == 'b' && next == Some('r') && matches!(chars.get(i + 2), Some('"' | '#')) {
-            Some(i + 2)
-        } else {
-            None
-        };
-        let ident_before = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
-        if let (Some(start), false) = (raw_start, ident_before) {
-            let mut j = start;
-            let mut hashes = 0;
-            while chars.get(j) == Some(&'#') {
-                hashes += 1;
-                j += 1;
-            }
-            if chars.get(j) == Some(&'"') {
-                j += 1;
-                current.clear();
-                loop {
-                    match chars.get(j) {
-                        None => break,
-                        Some('"') if (0..hashes).all(|k| chars.get(j + 1 + k) == Some(&'#')) => {
-                            j += 1 + hashes;
-                            break;
-                        }
-                        Some('\n') => {
-                            let in_test = test_until.is_some() || pending;
-                            lines.push(Line {
-                                in_test,
-                                ..Line::default()
-                            });
-                            current.push('\n');
-                            j += 1;
-                        }
-                        Some(&ch) => {
-                            current.push(ch);
-                            j += 1;
-                        }
-                    }
-                }
-                cur!().code.push_str("\"\"");
-                cur!().strings.push(std::mem::take(&mut current));
-                i = j;
-                continue;
-            }
-        }
-        if c == '"' {
-            let mut j = i + 1;
-            current.clear();
-            while let Some(&ch) = chars.get(j) {
-                if ch == '\\' {
-                    current.push(ch);
-                    if let Some(&esc) = chars.get(j + 1) {
-                        if esc == '\n' {
-                            let in_test = test_until.is_some() || pending;
-                            lines.push(Line {
-                                in_test,
-                                ..Line::default()
-                            });
-                        }
-                        current.push(esc);
-                    }
-                    j += 2;
-                    continue;
-                }
-                if ch == '"' {
-                    j += 1;
-                    break;
-                }
-                if ch == '\n' {
-                    let in_test = test_until.is_some() || pending;
-                    lines.push(Line {
-                        in_test,
-                        ..Line::default()
-                    });
-                }
-                current.push(ch);
-                j += 1;
-            }
-            cur!().code.push_str("\"\"");
-            cur!().strings.push(std::mem::take(&mut current));
-            i = j;
-            continue;
-        }
-        if c == '\'' {
-            // A character literal ('a', '\n', '\u{1F600}', '"'), or a lifetime ('a).
-            let close = if next == Some('\\') {
-                (i + 3..chars.len().min(i + 12)).find(|&k| chars[k] == '\'')
-            } else if chars.get(i + 2) == Some(&'\'') {
-                Some(i + 2)
-            } else {
-                None
-            };
-            if let Some(k) = close {
-                cur!().code.push_str("' '");
-                i = k + 1;
-                continue;
-            }
-        }
-        // `#[cfg(test)]` marks the next item as test code.
-        if c == '#' && starts_with(&chars[i..], "#[cfg(test)]") {
-            pending = true;
-            cur!().in_test = true;
-        }
-        match c {
-            '{' => {
-                depth += 1;
-                if pending {
-                    pending = false;
-                    test_until = Some(depth);
-                }
-            }
-            '}' => {
-                if test_until == Some(depth) {
-                    test_until = None;
-                    cur!().in_test = true;
-                }
-                depth = depth.saturating_sub(1);
-            }
-            ';' if pending => {
-                pending = false;
-                cur!().in_test = true;
-            }
-            _ => {}
-        }
-        if test_until.is_some() || pending {
-            cur!().in_test = true;
-        }
-        cur!().code.push(c);
-        i += 1;
-    }
-    lines
-}
-
-fn starts_with(chars: &[char], s: &str) -> bool {
-    let mut it = chars.iter();
-    s.chars().all(|c| it.next() == Some(&c))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn rules(path: &str, text: &str) -> Vec<(usize, &'static str)> {
         check_file(path, text)
+            .expect("lexes")
             .into_iter()
             .map(|f| (f.line, f.rule.name))
             .collect()
@@ -575,21 +433,34 @@ mod tests {
                     let r = r#\"a \"quoted\" {x:.2}\"#;\n\
                     let m = \"multi\n\
                     line {:e}\";\n\
-                    let c = \"fn sort_x() parse::<f64>\";\n";
-        let lines = scan(text);
-        assert_eq!(lines.len(), 7);
-        assert_eq!(lines[0].strings, Vec::<String>::new());
-        assert!(lines[0].code.contains("fn f<'a>(x: &'a str)"));
-        assert_eq!(lines[1].strings, ["// not a comment {:.1}"]);
-        assert_eq!(lines[2].strings, ["a \"quoted\" {x:.2}"]);
-        assert_eq!(lines[4].strings, ["multi\nline {:e}"]);
+                    let c = \"fn sort_x() parse::<f64>\";\n\
+                    /// Doc comments are comments: {:.2}, f64::to_string.\n\
+                    /* /* nested */ format!(\"{:.1}\") */ fn g() {}\n";
         assert_eq!(
             rules("crates/web/src/a.rs", text),
             [
                 (2, "float-format"),
                 (3, "float-format"),
-                (5, "float-format")
+                (4, "float-format")
             ]
+        );
+        assert_eq!(string_contents(r#""a\"b""#).as_deref(), Some(r#"a\"b"#));
+        assert_eq!(
+            string_contents(r##"r#"a "q" {x:.2}"#"##).as_deref(),
+            Some(r#"a "q" {x:.2}"#)
+        );
+        assert_eq!(string_contents(r#"br"x""#).as_deref(), Some("x"));
+        assert_eq!(string_contents("'\"'"), None);
+        assert_eq!(string_contents("1.5e3"), None);
+    }
+
+    #[test]
+    fn text_that_does_not_lex_is_an_error() {
+        let err = check_file("crates/web/src/a.rs", "fn f() { \"open").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("crates/web/src/a.rs: cannot lex"),
+            "{err}"
         );
     }
 
@@ -611,13 +482,14 @@ mod tests {
         let f = &check_file(
             "crates/web/src/a.rs",
             "\n  let t = format!(\"{:.0} ms\", ms);\n",
-        )[0];
+        )
+        .expect("lexes")[0];
         let shown = f.to_string();
         assert!(
             shown.starts_with("crates/web/src/a.rs:2: [float-format] "),
             "{shown}"
         );
-        assert!(shown.contains("numfmt"), "{shown}");
+        assert!(shown.contains("decimal::fixed"), "{shown}");
         assert!(
             shown.ends_with("\n    let t = format!(\"{:.0} ms\", ms);"),
             "{shown}"

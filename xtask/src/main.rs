@@ -10,7 +10,8 @@
 //! - `size`:    `dist/` against the budget and the committed baseline (also part of `test`);
 //! - `short-names DIR`: short wasm import/export names in a release build (Trunk.toml's hook).
 //!
-//! Deliberately small (anyhow + flate2) so that `cargo xtask` compiles quickly.
+//! Deliberately small (anyhow, flate2, proc-macro2 for the guards' lexer) so that `cargo xtask`
+//! compiles quickly.
 
 mod bench;
 mod guards;
