@@ -296,8 +296,12 @@ pub fn example_native_and_wasm(name: &str, release: bool) -> Result<(String, Str
             "wasm32-unknown-unknown",
         ],
     ))?;
-    let out_dir = format!("target/{name}-node");
-    let wasm_file = format!("target/wasm32-unknown-unknown/release/examples/{name}.wasm");
+    let target = util::target_dir();
+    let out_dir = target.join(format!("{name}-node"));
+    let wasm_file = target.join(format!(
+        "wasm32-unknown-unknown/release/examples/{name}.wasm"
+    ));
+    let (out_dir, wasm_file) = (out_dir.to_string_lossy(), wasm_file.to_string_lossy());
     run(install::with_tools(cmd(
         "wasm-bindgen",
         &["--target", "nodejs", "--out-dir", &out_dir, &wasm_file],

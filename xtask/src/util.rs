@@ -12,6 +12,15 @@ pub fn project_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// Cargo's target directory: `CARGO_TARGET_DIR` when set (relative to the project root, as
+/// cargo reads it), else `target`.
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => project_root().join(dir),
+        _ => project_root().join("target"),
+    }
+}
+
 /// A command for `program` with `args`.
 pub fn cmd(program: &str, args: &[&str]) -> Command {
     let mut c = Command::new(program);

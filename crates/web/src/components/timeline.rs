@@ -121,9 +121,12 @@ fn on_row_key(dispatch: &Dispatch, step: usize) -> Callback<KeyboardEvent> {
         if !matches!(key.as_str(), "ArrowUp" | "ArrowDown" | "Enter" | " ") {
             return;
         }
+        // yew delegates events from its root, so `current_target` is not the row: the row is
+        // the target (it holds the focus) or the nearest row around it.
         let Some(row) = e
-            .current_target()
+            .target()
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|t| t.closest("tr").ok().flatten())
         else {
             return;
         };
