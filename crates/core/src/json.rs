@@ -1,8 +1,20 @@
 //! Small helpers over `serde_json::Value` (objects keep insertion order: the workspace enables
 //! serde_json's `preserve_order`, so bodies print in the apiserver's field order).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::hash::{Hash, Hasher};
+
+/// A JSON object with these fields, in this order (`preserve_order` keeps it): the explorer's
+/// report and the page's small records are built with it rather than `json!`, which links
+/// serde's `Value` serializer (docs/size.md).
+pub fn object(fields: Vec<(&str, Value)>) -> Value {
+    Value::Object(
+        fields
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect::<Map<String, Value>>(),
+    )
+}
 
 /// Feeds a JSON value into a hasher, structurally and deterministically (map keys in their
 /// stored order, numbers by their text), so that worlds holding JSON can be `Hash`. Values
@@ -98,6 +110,18 @@ impl From<Value> for HValue {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn objects_keep_their_fields_order_and_types() {
+        let v = super::object(vec![
+            ("z", 1u64.into()),
+            ("a", "x".into()),
+            ("n", Option::<String>::None.into()),
+            ("b", true.into()),
+        ]);
+        assert_eq!(v.to_string(), r#"{"z":1,"a":"x","n":null,"b":true}"#);
+    }
+
     use super::*;
     use crate::explore::Recorder;
     use proptest::prelude::*;

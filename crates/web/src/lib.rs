@@ -10,13 +10,11 @@
 //!   controls, inspector, narration, expectations, lesson picker, tabs, exercises, explorer,
 //!   share bar, notice, help), as plain functions of the data each shows plus the reducer's
 //!   dispatcher, and one memoised component for the costly parts ([`components::RunPart`]);
-//! - [`json`]: the page's small JSON records, built without `json!`;
 //! - [`labels`]: short timeline labels cut from the core's preformatted views;
 //! - [`App`] and [`start`]: the page and its entry point (panic hook + render).
 
 pub mod components;
 pub mod hooks;
-pub mod json;
 pub mod labels;
 pub mod link;
 pub mod state;

@@ -141,7 +141,7 @@ pub fn restore_from_fragment(fragment: &str) -> Option<Result<Restore, String>> 
 
 /// The saved-work record for the state (JSON, versioned).
 pub fn stored_record(app: &AppState) -> String {
-    crate::json::object(vec![
+    rvlab_core::json::object(vec![
         ("v", STORAGE_VERSION.into()),
         ("source", app.source.as_str().into()),
         ("lesson", app.lesson.into()),

@@ -55,7 +55,7 @@ impl WorkerExplorer {
 }
 
 fn progress_json(p: rvlab_core::explore::Progress) -> String {
-    crate::json::object(vec![
+    rvlab_core::json::object(vec![
         ("states", p.states.into()),
         ("schedules", p.schedules.into()),
         ("done", p.done.into()),

@@ -69,6 +69,7 @@
 use super::Recorder;
 use super::{compress, Bounds, Evaluation, Explorer, Model, Progress, Report};
 use crate::engine::{ClientOutcome, RunError, World};
+use crate::json::object;
 use crate::lang::ast::{Backoff, ExpectKind, Scenario, Stmt, StmtKind};
 use crate::rng::Rng;
 use crate::run::check_expectations;
@@ -499,16 +500,6 @@ pub struct OutcomeReport {
     pub summary: String,
     /// The class key (stable JSON of the final objects and outcomes; not shown).
     pub key: String,
-}
-
-/// A JSON object with these fields, in this order.
-fn object(fields: Vec<(&str, Value)>) -> Value {
-    Value::Object(
-        fields
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect(),
-    )
 }
 
 /// What exploring a scenario found.

@@ -105,7 +105,7 @@ pub fn progress_from_json(text: &str) -> Vec<String> {
 
 /// The stored form of the progress.
 pub fn progress_to_json(solved: &[String]) -> String {
-    crate::json::object(vec![
+    rvlab_core::json::object(vec![
         ("version", PROGRESS_VERSION.into()),
         (
             "solved",
