@@ -1,23 +1,36 @@
-// rvlab's explorer worker (a module worker). It loads the page's own wasm-bindgen module
-// (same files, already in the HTTP cache: no second download), then drives the core's explorer
-// in slices through the exported `WorkerExplorer`, posting progress between slices.
-// Glue only: every figure comes from rvlab-core.
+// rvlab's explorer worker (a module worker). Its first message says what to run: the URL of
+// the page's own wasm-bindgen glue and the page's compiled WebAssembly.Module, so the worker
+// runs exactly the page's build (file names are content-hashed: docs/deploy.md) and never
+// downloads the wasm again. Then it drives the core's explorer in slices through the exported
+// `WorkerExplorer`, posting progress between slices. Glue only: every figure comes from
+// rvlab-core.
 //
-// in:  { text, seed, maxStates, budget }
+// in:  { type: "init", glue, module } once, then { text, seed, maxStates, budget } per job
 // out: { type: "progress", states, schedules }*, then { type: "done", report, ms }
 //      or { type: "error", message }
-import init, { WorkerExplorer } from "./rvlab-web.js";
+let ready = Promise.reject(new Error("the page did not send the worker its module"));
+ready.catch(() => {});
 
-const ready = init();
+const fail = (err) =>
+  self.postMessage({ type: "error", message: String(err && err.message ? err.message : err) });
 
 self.onmessage = async (event) => {
-  const { text, seed, maxStates, budget } = event.data;
+  const data = event.data;
+  if (data.type === "init") {
+    ready = import(data.glue).then(async (glue) => {
+      await glue.default({ module_or_path: data.module });
+      return glue;
+    });
+    ready.catch(() => {});
+    return;
+  }
+  const { text, seed, maxStates, budget } = data;
   let explorer;
   try {
-    await ready;
+    const { WorkerExplorer } = await ready;
     explorer = new WorkerExplorer(text, String(seed), maxStates);
   } catch (err) {
-    self.postMessage({ type: "error", message: String(err && err.message ? err.message : err) });
+    fail(err);
     return;
   }
   const t0 = performance.now();
@@ -30,7 +43,7 @@ self.onmessage = async (event) => {
     const ms = performance.now() - t0;
     self.postMessage({ type: "done", report: explorer.report(), ms });
   } catch (err) {
-    self.postMessage({ type: "error", message: String(err && err.message ? err.message : err) });
+    fail(err);
   } finally {
     explorer.free();
   }

@@ -8,11 +8,14 @@
 //! - `determinism`: the native vs wasm32 comparison on its own (also part of `test`);
 //! - `guards`:  the size rules clippy cannot name, in the page's sources (also part of `test`);
 //! - `size`:    `dist/` against the budget and the committed baseline (also part of `test`);
-//! - `short-names DIR`: short wasm import/export names in a release build (Trunk.toml's hook).
+//! - `short-names DIR`: short wasm import/export names in a release build (Trunk.toml's hook);
+//! - `hash-assets DIR`: content-hashed names and integrity, the hook's last step.
 //!
-//! Deliberately small (anyhow, flate2, proc-macro2 for the guards' lexer) so that `cargo xtask`
+//! Deliberately small (anyhow, flate2, proc-macro2 for the guards' lexer, sha2 + base64 for
+//! hash-assets) so that `cargo xtask`
 //! compiles quickly.
 
+mod assets;
 mod bench;
 mod guards;
 mod install;
@@ -40,6 +43,9 @@ commands:
   guards       the page's size rules clippy cannot name (float formatting and parsing, a
                second sort), in crates/core/src and crates/web/src
   size         dist/'s download (gzip) against the 300 kB budget and xtask/size-baseline.txt
+  hash-assets DIR
+               content-hashed names and sha384 integrity for DIR's release build (the
+               release post-build hook of Trunk.toml runs it last; docs/deploy.md)
   short-names DIR
                short import/export names in DIR's wasm and its JS glue (the release
                post-build hook of Trunk.toml runs it; docs/size.md); skipped when
@@ -92,6 +98,10 @@ fn real_main() -> Result<()> {
         }
         "guards" => guards::guards(),
         "size" => size::size(),
+        "hash-assets" => match args.get(1) {
+            Some(dir) => assets::hash_assets_command(std::path::Path::new(dir)),
+            None => bail!("usage: cargo xtask hash-assets DIR"),
+        },
         "short-names" => match args.get(1) {
             Some(dir) => names::short_names(std::path::Path::new(dir)),
             None => bail!("usage: cargo xtask short-names DIR"),

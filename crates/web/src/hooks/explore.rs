@@ -1,6 +1,12 @@
 //! The explorer's Web Worker, as an effect: while the state has a running job, a module worker
-//! (`explore-worker.js`, which loads the page's own wasm) explores it and its messages come
-//! back as [`ExploreAction`]s. The worker stays warm between jobs; cancelling a running job terminates it.
+//! (`explore-worker.js`) explores it and its messages come back as [`ExploreAction`]s. The
+//! worker stays warm between jobs; cancelling a running job terminates it.
+//!
+//! A release build names every file by its content (`cargo xtask hash-assets`,
+//! docs/deploy.md), so the worker is told, in its first message, exactly what to run: the URL
+//! of this page's own JS glue (`import.meta.url` of the glue that is running) and this page's
+//! compiled `WebAssembly.Module` (no second wasm download, and never another build's files).
+//! The worker script's own URL is in index.html's `<meta name="rvlab-worker">`.
 
 use crate::state::explore::{ExploreAction, ExploreJob, EXPLORE_MAX_STATES, EXPLORE_SLICE};
 use crate::state::{Action, AppState};
@@ -11,13 +17,40 @@ use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 use yew::prelude::*;
 
-/// The worker script, copied next to `index.html` by trunk.
+/// The worker script when index.html does not name it (a page built without the meta).
 pub const WORKER_URL: &str = "./explore-worker.js";
+
+#[wasm_bindgen]
+extern "C" {
+    /// The URL the running JS glue was loaded from.
+    #[wasm_bindgen(thread_local_v2, js_namespace = ["import", "meta"], js_name = url)]
+    static GLUE_URL: String;
+}
+
+/// The worker script's URL: index.html's `<meta name="rvlab-worker" content=…>`.
+fn worker_url() -> String {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector("meta[name=rvlab-worker]").ok().flatten())
+        .and_then(|m| m.get_attribute("content"))
+        .unwrap_or_else(|| WORKER_URL.to_owned())
+}
 
 /// The live worker and the message handler of its current job.
 struct Live {
     worker: Worker,
     _onmessage: Option<Closure<dyn FnMut(JsValue)>>,
+    /// Set when the worker's script failed to load or run: the next job starts a new one.
+    broken: Rc<Cell<bool>>,
+}
+
+/// What the page says when the worker's script cannot be loaded: typically a page left open
+/// across a deploy to a host that did not keep the previous build's files (docs/deploy.md).
+fn load_failure(url: &str) -> String {
+    format!(
+        "the explorer's worker could not be loaded from {url}; if the site was updated \
+         since this page was opened, reload the page"
+    )
 }
 
 fn get(data: &JsValue, key: &str) -> JsValue {
@@ -48,25 +81,47 @@ fn message_action(job: u32, data: &JsValue) -> Option<ExploreAction> {
     })
 }
 
+/// Starts the worker and sends it what to run: this page's glue URL and wasm module.
 fn spawn() -> Result<Worker, JsValue> {
     let options = WorkerOptions::new();
     options.set_type(WorkerType::Module);
-    Worker::new_with_options(WORKER_URL, &options)
+    let worker = Worker::new_with_options(&worker_url(), &options)?;
+    let init = js_sys::Object::new();
+    Reflect::set(&init, &"type".into(), &"init".into())?;
+    Reflect::set(
+        &init,
+        &"glue".into(),
+        &GLUE_URL.with(|u| JsValue::from_str(u)),
+    )?;
+    Reflect::set(&init, &"module".into(), &wasm_bindgen::module())?;
+    worker.post_message(&init)?;
+    Ok(worker)
 }
 
 /// Sends `job` to `worker`, its messages coming back as actions.
 fn post(
-    worker: &Worker,
+    live: &Live,
     (id, text, seed): &ExploreJob,
     dispatcher: UseReducerDispatcher<AppState>,
     finished: Rc<Cell<bool>>,
 ) -> Result<Closure<dyn FnMut(JsValue)>, JsValue> {
     let id = *id;
+    let worker = &live.worker;
+    let broken = live.broken.clone();
     // `dyn FnMut(JsValue)`, the signature of the page's other closures: one copy of
-    // wasm-bindgen's closure glue (docs/size.md).
+    // wasm-bindgen's closure glue (docs/size.md). It takes the worker's `error` events too.
     let onmessage = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
-        let event: MessageEvent = event.unchecked_into();
-        if let Some(action) = message_action(id, &event.data()) {
+        let action = if get(&event, "type").as_string().as_deref() == Some("error") {
+            broken.set(true);
+            Some(ExploreAction::Failed {
+                job: id,
+                message: load_failure(&worker_url()),
+            })
+        } else {
+            let event: MessageEvent = event.unchecked_into();
+            message_action(id, &event.data())
+        };
+        if let Some(action) = action {
             if !matches!(action, ExploreAction::Progress { .. }) {
                 finished.set(true);
             }
@@ -74,6 +129,7 @@ fn post(
         }
     });
     worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(onmessage.as_ref().unchecked_ref()));
     let msg = js_sys::Object::new();
     for (k, v) in [
         ("text", JsValue::from_str(text)),
@@ -101,15 +157,18 @@ pub fn use_explore_worker(app: &UseReducerHandle<AppState>) {
         if let Some(job) = job {
             let result = (|| {
                 let mut live = slot.borrow_mut();
+                if let Some(l) = live.take_if(|l| l.broken.get()) {
+                    l.worker.terminate();
+                }
                 if live.is_none() {
                     *live = Some(Live {
                         worker: spawn()?,
                         _onmessage: None,
+                        broken: Rc::new(Cell::new(false)),
                     });
                 }
                 if let Some(l) = live.as_mut() {
-                    l._onmessage =
-                        Some(post(&l.worker, job, dispatcher.clone(), finished.clone())?);
+                    l._onmessage = Some(post(l, job, dispatcher.clone(), finished.clone())?);
                 }
                 Ok::<(), JsValue>(())
             })();
