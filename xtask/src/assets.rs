@@ -391,6 +391,105 @@ fn quoted_ending(text: &str, name: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// The files of the build `dir/index.html` loads: the wasm, the glue, the CSS, the worker.
+pub fn current_build(dir: &Path) -> Result<Vec<String>> {
+    let index_path = dir.join("index.html");
+    let index = std::fs::read_to_string(&index_path).with_context(|| {
+        format!(
+            "cannot read {} (build it with `cargo xtask dist`)",
+            index_path.display()
+        )
+    })?;
+    [WASM, GLUE, STYLE, WORKER]
+        .into_iter()
+        .map(|asset| the_reference(&index, asset, "index.html"))
+        .collect()
+}
+
+/// How many earlier builds' hashed files `cargo xtask dist` keeps in `dist/` (docs/deploy.md).
+pub const KEEP_PREVIOUS: usize = 2;
+/// The list of those builds, newest first, one line of file names per build.
+pub const HISTORY_FILE: &str = "previous-builds.txt";
+
+/// The earlier builds' files, read from `dist/` before trunk replaces it.
+pub struct Kept {
+    /// Newest first, at most [`KEEP_PREVIOUS`] + 1 builds; each its file names.
+    builds: Vec<Vec<String>>,
+    files: Vec<(String, Vec<u8>)>,
+}
+
+/// Whether `name` is a content-hashed asset name (a plain name is a development build's).
+fn is_hashed(name: &str) -> bool {
+    [WASM, GLUE, STYLE, WORKER].into_iter().any(|a| {
+        name.strip_prefix(a.stem)
+            .and_then(|r| r.strip_suffix(a.suffix))
+            .is_some_and(is_hash_part)
+    })
+}
+
+/// Reads the current build of `dist` and the ones it kept (its history file), so that
+/// [`restore_previous`] can put their files back after the new build.
+pub fn keep_previous(dist: &Path) -> Result<Kept> {
+    let mut builds: Vec<Vec<String>> = Vec::new();
+    if dist.join("index.html").is_file() {
+        if let Ok(current) = current_build(dist) {
+            if current.iter().all(|n| is_hashed(n)) {
+                builds.push(current);
+            }
+        }
+    }
+    if let Ok(text) = std::fs::read_to_string(dist.join(HISTORY_FILE)) {
+        for line in text.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let names: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+            if names.iter().all(|n| is_hashed(n)) && !builds.contains(&names) {
+                builds.push(names);
+            }
+        }
+    }
+    // One more than kept: a rebuild of the same content drops the current one.
+    builds.truncate(KEEP_PREVIOUS + 1);
+    let mut files = Vec::new();
+    for name in builds.iter().flatten() {
+        if let Ok(bytes) = std::fs::read(dist.join(name)) {
+            files.push((name.clone(), bytes));
+        }
+    }
+    Ok(Kept { builds, files })
+}
+
+/// Puts the kept builds' files back into the new `dist` (never over the new build's) and
+/// writes its history file; returns the number of files put back.
+pub fn restore_previous(dist: &Path, kept: Kept) -> Result<usize> {
+    let current = current_build(dist)?;
+    let builds: Vec<&Vec<String>> = kept
+        .builds
+        .iter()
+        .filter(|b| **b != current)
+        .take(KEEP_PREVIOUS)
+        .collect();
+    let mut restored = 0;
+    for (name, bytes) in &kept.files {
+        let path = dist.join(name);
+        if builds.iter().any(|b| b.contains(name)) && !path.exists() {
+            std::fs::write(&path, bytes).with_context(|| format!("cannot write {name}"))?;
+            restored += 1;
+        }
+    }
+    let mut text = String::from(
+        "# The previous builds' files kept in dist/ for pages opened before the last deploy\n\
+         # (cargo xtask dist, docs/deploy.md); newest first.\n",
+    );
+    for build in &builds {
+        text.push_str(&build.join(" "));
+        text.push('\n');
+    }
+    std::fs::write(dist.join(HISTORY_FILE), text).context("cannot write the history file")?;
+    Ok(restored)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -532,5 +631,42 @@ window.wasmBindings = bindings;</script>\
         let err = hash_assets(&dir).unwrap_err().to_string();
         assert!(err.contains("names no `rvlab-web…_bg.wasm`"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_new_build_keeps_the_two_previous_builds_files() {
+        let dist = temp("keep");
+        build(&dist);
+        let a = hash_assets(&dist).unwrap();
+        let mut names = vec![a.iter().map(|r| r.new.clone()).collect::<Vec<_>>()];
+        // Three more builds, each with another stylesheet (trunk replaces dist/ every time).
+        for css in ["b{}", "c{}", "d{}"] {
+            let kept = keep_previous(&dist).unwrap();
+            std::fs::remove_dir_all(&dist).unwrap();
+            build(&dist);
+            std::fs::write(dist.join("style.css"), css).unwrap();
+            hash_assets(&dist).unwrap();
+            restore_previous(&dist, kept).unwrap();
+            names.push(current_build(&dist).unwrap());
+        }
+        let present = |n: &String| dist.join(n).exists();
+        // The newest build and the two before it are complete; the oldest stylesheet is gone
+        // (its other files are shared with the newer builds, so they stay).
+        for build in &names[1..] {
+            assert!(build.iter().all(present), "{build:?}");
+        }
+        assert!(
+            !present(&names[0][2]),
+            "the first build's CSS is no longer kept"
+        );
+        let history = std::fs::read_to_string(dist.join(HISTORY_FILE)).unwrap();
+        let lines: Vec<&str> = history.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(lines, [names[2].join(" "), names[1].join(" ")]);
+        // Rebuilding the same content keeps the same history.
+        let kept = keep_previous(&dist).unwrap();
+        restore_previous(&dist, kept).unwrap();
+        let again = std::fs::read_to_string(dist.join(HISTORY_FILE)).unwrap();
+        assert_eq!(again, history);
+        let _ = std::fs::remove_dir_all(&dist);
     }
 }

@@ -71,7 +71,8 @@ pub struct Size {
     pub gzip: u64,
 }
 
-/// Sums the files of `dir` by kind.
+/// Sums the files of the build `dir/index.html` loads (not the earlier builds' files kept next
+/// to it), by kind.
 pub fn download_sizes(dir: &Path) -> Result<Vec<Size>> {
     let mut sizes: Vec<Size> = ["wasm", "js", "css"]
         .into_iter()
@@ -81,14 +82,8 @@ pub fn download_sizes(dir: &Path) -> Result<Vec<Size>> {
             gzip: 0,
         })
         .collect();
-    let entries = std::fs::read_dir(dir).with_context(|| {
-        format!(
-            "cannot read {} (build it with `cargo xtask dist`)",
-            dir.display()
-        )
-    })?;
-    for entry in entries {
-        let path = entry?.path();
+    for name in crate::assets::current_build(dir)? {
+        let path = dir.join(name);
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
         if let Some(size) = sizes.iter_mut().find(|s| s.kind == ext) {
             let bytes = std::fs::read(&path)?;

@@ -114,9 +114,20 @@ fn real_main() -> Result<()> {
     }
 }
 
-/// `trunk build --release` (offline, wasm-opt on) into `dist/`.
+/// `trunk build --release` (offline, wasm-opt on) into `dist/`, keeping the hashed files of
+/// the previous builds there for pages opened before a deploy (docs/deploy.md).
 pub fn dist() -> Result<()> {
-    run(install::with_tools(cmd("trunk", &["build", "--release"])))
+    let dist = std::path::Path::new("dist");
+    let kept = assets::keep_previous(dist)?;
+    run(install::with_tools(cmd("trunk", &["build", "--release"])))?;
+    let restored = assets::restore_previous(dist, kept)?;
+    println!(
+        "dist: {} (+{restored} files of up to {} previous builds, {})",
+        assets::current_build(dist)?.join(" "),
+        assets::KEEP_PREVIOUS,
+        assets::HISTORY_FILE
+    );
+    Ok(())
 }
 
 /// One stage of `cargo xtask test`.
