@@ -271,6 +271,34 @@ impl Session {
         base64_decode(v.as_str().context("screenshot: not a string")?)
     }
 
+    /// The handle of the current window (tab).
+    pub fn window(&self) -> Result<String> {
+        let v = self.call("GET", "/window", None)?;
+        Ok(v.as_str().context("window: not a handle")?.to_owned())
+    }
+
+    /// Opens a new tab (without switching to it) and returns its handle.
+    pub fn new_tab(&self) -> Result<String> {
+        let v = self.call("POST", "/window/new", Some(json!({ "type": "tab" })))?;
+        Ok(v.get("handle")
+            .and_then(Value::as_str)
+            .context("new window: no handle")?
+            .to_owned())
+    }
+
+    /// Makes the window `handle` the one later commands drive (its top-level document).
+    pub fn switch_to_window(&self, handle: &str) -> Result<()> {
+        self.call("POST", "/window", Some(json!({ "handle": handle })))
+            .map(drop)
+    }
+
+    /// Makes the `index`-th iframe of the current document the one later commands drive;
+    /// `None` goes back to the top-level document.
+    pub fn switch_to_frame(&self, index: Option<u32>) -> Result<()> {
+        self.call("POST", "/frame", Some(json!({ "id": index })))
+            .map(drop)
+    }
+
     /// Ends the session (closes the browser).
     pub fn quit(&self) -> Result<()> {
         self.call("DELETE", "", None).map(drop)
