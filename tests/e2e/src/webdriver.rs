@@ -271,6 +271,11 @@ impl Session {
         base64_decode(v.as_str().context("screenshot: not a string")?)
     }
 
+    /// Reloads the current document (the browser's reload: it revalidates what it cached).
+    pub fn refresh(&self) -> Result<()> {
+        self.call("POST", "/refresh", Some(json!({}))).map(drop)
+    }
+
     /// The handle of the current window (tab).
     pub fn window(&self) -> Result<String> {
         let v = self.call("GET", "/window", None)?;
