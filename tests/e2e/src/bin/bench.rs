@@ -306,6 +306,7 @@ fn cold_loads(browser: &Browser, runs: usize) -> Result<Vec<f64>> {
     for _ in 0..runs {
         s.goto("about:blank")?;
         s.clear_http_cache()?;
+        browser.server.clear_log();
         s.goto(&browser.url)?;
         let mark = poll(
             s,
@@ -314,6 +315,13 @@ fn cold_loads(browser: &Browser, runs: usize) -> Result<Vec<f64>> {
             10,
             "the page never set its `rvlab-interactive` mark",
         )?;
+        let log = browser.server.requests();
+        if !log
+            .iter()
+            .any(|(_, p, s)| p.ends_with(".wasm") && *s == 200)
+        {
+            bail!("a load meant to be cold did not download the wasm: {log:?}");
+        }
         out.push(mark.as_f64().unwrap_or(f64::NAN));
     }
     Ok(out)
