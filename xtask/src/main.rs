@@ -33,7 +33,9 @@ usage: cargo xtask <command>
 commands:
   install      install (or check) the toolchain: wasm target, trunk, wasm-bindgen-cli,
                wasm-opt (npm binaryen, into .tools/), chromium + chromedriver
-  serve        build and serve the playground on http://127.0.0.1:8080
+  serve [--port N]
+               build the release page (as `dist`) and serve dist/ on http://127.0.0.1:8080
+               with a host's cache headers (docs/deploy.md)
   dist         the release build of the page into dist/
   test         everything CI checks (fmt, source guards, clippy native + wasm32, tests, core
                dependency guard, wasm determinism, dist, size, browser journeys), stopping at
@@ -69,19 +71,24 @@ fn real_main() -> Result<()> {
     match command.as_str() {
         "install" => install::install(),
         "serve" => {
+            let port = match &args[1..] {
+                [] => 8080,
+                [flag, n] if flag == "--port" => n.parse().context("--port takes a number")?,
+                _ => bail!("usage: cargo xtask serve [--port N]"),
+            };
             install::install()?;
-            println!("serving the playground on http://127.0.0.1:8080 (Ctrl-C to stop)");
-            run(install::with_tools(cmd(
-                "trunk",
-                &[
-                    "serve",
-                    "--release",
-                    "--address",
-                    "127.0.0.1",
-                    "--port",
-                    "8080",
-                ],
-            )))
+            dist()?;
+            // The cache headers a host should use (docs/deploy.md), as the browser suite sees.
+            let server = rvlab_static::Server::bind(
+                &format!("127.0.0.1:{port}"),
+                "/",
+                vec![project_root().join("dist")],
+            )?;
+            println!(
+                "serving the playground on {} (Ctrl-C to stop)",
+                server.url()
+            );
+            server.wait()
         }
         "dist" => {
             install::install()?;

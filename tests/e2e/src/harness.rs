@@ -1,9 +1,16 @@
 //! Start-up of everything a journey needs, once per test binary: a fresh `dist/`, the static
 //! server, chromedriver and one headless Chromium session shared (behind a mutex) by the
 //! journeys of the binary.
+//!
+//! The server is [`rvlab_static`], with the cache headers a host should use (hashed files
+//! immutable, `index.html` revalidated). One browser profile serves all the journeys of a
+//! binary, so [`crate::page::journey`] empties the browser's HTTP cache before each journey:
+//! every journey's first load is cold, and loads within a journey use the cache as a
+//! returning visitor's browser would.
 
 use crate::webdriver::Session;
 use anyhow::{bail, Context, Result};
+use rvlab_static::Server;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -176,10 +183,14 @@ pub fn fresh_profile(tag: &str) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// Everything a journey drives: the page's URL and a browser session.
+/// Everything a journey drives: the page's URL, the server and a browser session.
 pub struct Browser {
-    /// The served `dist/`, e.g. `http://127.0.0.1:PORT`.
+    /// The served `dist/`, e.g. `http://127.0.0.1:PORT` (no trailing slash).
     pub url: String,
+    /// The static server of `dist/` (its request log, the roots it serves).
+    pub server: Server,
+    /// The release build the server serves by default (the project's `dist/`).
+    pub dist: PathBuf,
     /// The WebDriver session.
     pub session: Session,
     /// The driver process (kept alive with the browser).
@@ -190,7 +201,8 @@ impl Browser {
     /// Builds/serves `dist/` and starts a driver and a fresh headless Chromium.
     pub fn start(tag: &str) -> Result<Browser> {
         let dist = ensure_dist()?;
-        let url = crate::server::serve(&dist)?;
+        let server = rvlab_static::serve(vec![dist.clone()])?;
+        let url = server.url();
         let target = project_root().join("target");
         std::fs::create_dir_all(&target)?;
         let driver = Driver::start(&target.join(format!("chromedriver-{tag}.log")))?;
@@ -198,9 +210,20 @@ impl Browser {
         let session = Session::new(&driver.url, CHROMIUM, &chromium_args(&profile, 1280, 900))?;
         Ok(Browser {
             url,
+            server,
+            dist,
             session,
             driver,
         })
+    }
+
+    /// Puts the browser and the server back to a journey's starting point: the server serves
+    /// `dist/` alone with an empty log, and the browser's HTTP cache is empty.
+    pub fn reset(&self) -> Result<()> {
+        self.server.set_roots(vec![self.dist.clone()]);
+        self.session.clear_http_cache()?;
+        self.server.clear_log();
+        Ok(())
     }
 }
 

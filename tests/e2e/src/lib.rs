@@ -5,7 +5,8 @@
 //!
 //! Module map:
 //! - [`http`]: a minimal HTTP/1.1 client for loopback servers;
-//! - [`server`]: the static file server for `dist/`;
+//! - [`server`]: the static file server for `dist/` (a re-export of the `rvlab-static` crate,
+//!   the server `cargo xtask serve` runs, with the same cache headers as a real host);
 //! - [`webdriver`]: the WebDriver client (`Session`, `Element`, keys);
 //! - [`harness`]: start-up (dist, server, chromedriver, one shared browser per test binary);
 //! - [`page`]: the playground's page object and the [`page::journey`] runner.
@@ -13,5 +14,5 @@
 pub mod harness;
 pub mod http;
 pub mod page;
-pub mod server;
+pub use rvlab_static as server;
 pub mod webdriver;

@@ -4,8 +4,9 @@
 use crate::harness::{project_root, shared_browser};
 use crate::webdriver::{Element, Session};
 use anyhow::{bail, Result};
+use rvlab_static::Server;
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The share-link fragment of the first lesson at its start (what [`Page::open`] loads).
@@ -16,11 +17,44 @@ pub const TIMEOUT: Duration = Duration::from_secs(10);
 const POLL: Duration = Duration::from_millis(20);
 
 /// The playground, as a journey sees it.
+///
+/// A journey can also drive the host: `server` is the static server of the page (the same
+/// cache headers as `cargo xtask serve`: hashed files immutable, HTML `no-cache`, strong ETags
+/// and 304). Each journey starts with the server serving `dist` alone, an empty request log
+/// and an empty browser HTTP cache (see [`journey`]). For a deploy journey:
+///
+/// ```no_run
+/// # use rvlab_e2e::page::journey;
+/// journey("deploy", |page| {
+///     page.open()?; // build A (dist/): every file fetched, 200
+///     assert_eq!(page.server.count("/"), 1);
+///     let build_b = std::path::PathBuf::from("/tmp/build-b"); // a second build, made by the test
+///     // Serve B, with A's files still reachable behind it (or `vec![build_b]` for B alone).
+///     page.server.set_roots(vec![build_b, page.dist.to_path_buf()]);
+///     page.server.clear_log();
+///     page.open_plain()?; // index.html is revalidated (200: B's differs); cached hashed files
+///                         // are not requested again; new ones are
+///     for (method, path, status) in page.server.requests() {
+///         println!("{method} {path} {status}");
+///     }
+///     Ok(())
+/// });
+/// ```
+///
+/// To serve under a subpath, start a second server and point a `Page` at it:
+/// `let sub = rvlab_e2e::server::serve_at("/docs/rvlab/", vec![page.dist.to_path_buf()])?;`
+/// then `Page { url: &sub.url(), server: &sub, ..*page }` (its `url()` is
+/// `http://127.0.0.1:PORT/docs/rvlab`).
+#[derive(Clone, Copy)]
 pub struct Page<'a> {
     /// The browser session.
     pub session: &'a Session,
-    /// The page's URL.
+    /// The page's URL (no trailing slash).
     pub url: &'a str,
+    /// The static server serving the page (request log, switchable roots).
+    pub server: &'a Server,
+    /// The release build served by default (the project's `dist/`).
+    pub dist: &'a Path,
 }
 
 /// The CSS selector for a `data-testid`.
@@ -193,15 +227,22 @@ impl<'a> Page<'a> {
     }
 }
 
-/// Runs one journey on the shared browser. On failure (an error or a panic) it saves a
+/// Runs one journey on the shared browser, from a cold start: the server serves `dist/` alone
+/// with an empty request log, and the browser's HTTP cache is empty
+/// ([`crate::harness::Browser::reset`]). On failure (an error or a panic) it saves a
 /// screenshot under `target/e2e-screenshots/` and fails the test with the cause.
 pub fn journey(name: &str, f: impl FnOnce(&Page) -> Result<()>) {
     let browser = shared_browser();
     let page = Page {
         session: &browser.session,
         url: &browser.url,
+        server: &browser.server,
+        dist: &browser.dist,
     };
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&page)));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        browser.reset()?;
+        f(&page)
+    }));
     let failure = match outcome {
         Ok(Ok(())) => return,
         Ok(Err(e)) => format!("{e:#}"),

@@ -255,6 +255,17 @@ impl Session {
         .map(drop)
     }
 
+    /// Empties the browser's HTTP cache (Chromium's DevTools protocol), so that the next load
+    /// fetches every file from the server as on a first visit.
+    pub fn clear_http_cache(&self) -> Result<()> {
+        self.call(
+            "POST",
+            "/goog/cdp/execute",
+            Some(json!({ "cmd": "Network.clearBrowserCache", "params": {} })),
+        )
+        .map(drop)
+    }
+
     /// Sets the window's outer size in CSS pixels.
     pub fn set_window_size(&self, width: u32, height: u32) -> Result<()> {
         self.call(

@@ -3,7 +3,7 @@
 //!
 //! - cold load to interactive: navigation start → the page's `rvlab-interactive` performance
 //!   mark (set once the app has rendered, timeline included), each load with a cold HTTP cache
-//!   (`no-store`);
+//!   (emptied before each load; the server sends a host's cache headers);
 //! - step, back and jump on a 1,000-step run, measured in the browser through the real UI: a
 //!   script clicks `step-forward` / `step-back` or moves the `scrub` slider and times from the
 //!   event until the DOM shows the new position in the controls and the timeline, plus the
@@ -305,6 +305,8 @@ fn cold_loads(browser: &Browser, runs: usize) -> Result<Vec<f64>> {
     let mut out = Vec::new();
     for _ in 0..runs {
         s.goto("about:blank")?;
+        s.clear_http_cache()?;
+        browser.server.clear_log();
         s.goto(&browser.url)?;
         let mark = poll(
             s,
@@ -313,6 +315,13 @@ fn cold_loads(browser: &Browser, runs: usize) -> Result<Vec<f64>> {
             10,
             "the page never set its `rvlab-interactive` mark",
         )?;
+        let log = browser.server.requests();
+        if !log
+            .iter()
+            .any(|(_, p, s)| p.ends_with(".wasm") && *s == 200)
+        {
+            bail!("a load meant to be cold did not download the wasm: {log:?}");
+        }
         out.push(mark.as_f64().unwrap_or(f64::NAN));
     }
     Ok(out)
