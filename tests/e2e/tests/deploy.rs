@@ -6,13 +6,12 @@
 //! then deploys build B over it: B is A with a changed wasm, glue, stylesheet and worker,
 //! renamed by `cargo xtask hash-assets` (so every one of its four files has another name), and
 //! served with A's files still reachable behind it, as `cargo xtask dist` keeps them. It has its
-//! own browser (a fresh profile: a first visit's cache) and its own server.
+//! own server; the journey starts with an empty HTTP cache (a first visit).
 
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{ensure, Context, Result};
 use base64::Engine as _;
-use rvlab_e2e::harness::{chromium_args, ensure_dist, fresh_profile, project_root, Driver};
-use rvlab_e2e::page::Page;
-use rvlab_e2e::webdriver::Session;
+use rvlab_e2e::harness::{ensure_dist, project_root};
+use rvlab_e2e::page::{journey, Page};
 use serde_json::Value;
 use sha2::{Digest, Sha384};
 use std::path::{Path, PathBuf};
@@ -46,9 +45,9 @@ fn sri(bytes: &[u8]) -> String {
 /// The 16 hex digits a content-hashed name carries (`style-0123456789abcdef.css` →
 /// `0123456789abcdef`).
 fn name_hash(name: &str) -> Option<&str> {
-    let stem = name.strip_suffix("_bg.wasm").or_else(|| {
-        name.rsplit_once('.').map(|(stem, _)| stem)
-    })?;
+    let stem = name
+        .strip_suffix("_bg.wasm")
+        .or_else(|| name.rsplit_once('.').map(|(stem, _)| stem))?;
     let (_, hash) = stem.rsplit_once('-')?;
     (hash.len() == 16 && hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
         .then_some(hash)
@@ -72,14 +71,23 @@ fn stated_integrity(index: &str) -> Result<Vec<(String, String)>> {
         .find("<script type=importmap>")
         .context("index.html has no import map")?
         + "<script type=importmap>".len();
-    let map: Value = serde_json::from_str(&index[map_at..map_at + index[map_at..].find("</script>").context("unclosed import map")?])?;
+    let map: Value = serde_json::from_str(
+        &index[map_at
+            ..map_at
+                + index[map_at..]
+                    .find("</script>")
+                    .context("unclosed import map")?],
+    )?;
     for (url, value) in map["integrity"]
         .as_object()
         .context("the import map has no integrity")?
     {
         stated.push((
             url.trim_start_matches("./").to_owned(),
-            value.as_str().context("an integrity is not a string")?.to_owned(),
+            value
+                .as_str()
+                .context("an integrity is not a string")?
+                .to_owned(),
         ));
     }
     let fetch_at = index
@@ -88,7 +96,10 @@ fn stated_integrity(index: &str) -> Result<Vec<(String, String)>> {
         + "module_or_path: fetch('".len();
     let rest = &index[fetch_at..];
     let url = &rest[..rest.find('\'').context("unclosed URL")?];
-    let value_at = rest.find("integrity: '").context("the wasm's fetch has no integrity")? + 12;
+    let value_at = rest
+        .find("integrity: '")
+        .context("the wasm's fetch has no integrity")?
+        + 12;
     let value = &rest[value_at..value_at + rest[value_at..].find('\'').context("unclosed")?];
     stated.push((url.trim_start_matches("./").to_owned(), value.to_owned()));
     Ok(stated)
@@ -99,7 +110,10 @@ fn every_file_index_html_loads_has_the_integrity_and_the_name_of_its_content() -
     let dist = ensure_dist()?;
     let index = std::fs::read_to_string(dist.join("index.html"))?;
     let files = build_files(&index);
-    ensure!(files.len() == 4, "four files (wasm, glue, CSS, worker): {files:?}");
+    ensure!(
+        files.len() == 4,
+        "four files (wasm, glue, CSS, worker): {files:?}"
+    );
     for name in &files {
         let bytes = std::fs::read(dist.join(name)).with_context(|| format!("{name} in dist/"))?;
         let hash = name_hash(name).with_context(|| format!("{name} is not content-hashed"))?;
@@ -114,11 +128,18 @@ fn every_file_index_html_loads_has_the_integrity_and_the_name_of_its_content() -
     ensure!(stated.len() == 5, "{stated:?}");
     for (file, value) in &stated {
         let bytes = std::fs::read(dist.join(file)).with_context(|| format!("{file} in dist/"))?;
-        ensure!(*value == sri(&bytes), "{file}: index.html says {value}, dist/ has {}", sri(&bytes));
+        ensure!(
+            *value == sri(&bytes),
+            "{file}: index.html says {value}, dist/ has {}",
+            sri(&bytes)
+        );
     }
     let covered: Vec<&str> = stated.iter().map(|(f, _)| f.as_str()).collect();
     for name in files.iter().filter(|n| !n.starts_with("explore-worker-")) {
-        ensure!(covered.contains(&name.as_str()), "{name} is loaded without integrity");
+        ensure!(
+            covered.contains(&name.as_str()),
+            "{name} is loaded without integrity"
+        );
     }
     Ok(())
 }
@@ -129,7 +150,11 @@ fn copy_build(dist: &Path, to: &Path) -> Result<Vec<String>> {
     std::fs::create_dir_all(to)?;
     let index = std::fs::read_to_string(dist.join("index.html"))?;
     let files = build_files(&index);
-    for name in files.iter().map(String::as_str).chain(["index.html", "embed-sample.html"]) {
+    for name in files
+        .iter()
+        .map(String::as_str)
+        .chain(["index.html", "embed-sample.html"])
+    {
         std::fs::copy(dist.join(name), to.join(name)).with_context(|| format!("copy {name}"))?;
     }
     Ok(files)
@@ -146,7 +171,11 @@ fn make_build_b(a: &Path, a_files: &[String], b: &Path) -> Result<Vec<String>> {
         if name.ends_with(".wasm") {
             // A custom section (id 0): size, name length, name, payload.
             let section_name = b"rvlab-build";
-            bytes.extend_from_slice(&[0, (1 + section_name.len() + 1) as u8, section_name.len() as u8]);
+            bytes.extend_from_slice(&[
+                0,
+                (1 + section_name.len() + 1) as u8,
+                section_name.len() as u8,
+            ]);
             bytes.extend_from_slice(section_name);
             bytes.push(b'b');
         } else if name.ends_with(".css") {
@@ -156,13 +185,17 @@ fn make_build_b(a: &Path, a_files: &[String], b: &Path) -> Result<Vec<String>> {
         }
         std::fs::write(&path, bytes)?;
     }
-    let status = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["xtask", "hash-assets"])
-        .arg(b)
-        .current_dir(project_root())
-        .status()
-        .context("cannot run `cargo xtask hash-assets`")?;
-    ensure!(status.success(), "`cargo xtask hash-assets` failed ({status})");
+    let status =
+        std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["xtask", "hash-assets"])
+            .arg(b)
+            .current_dir(project_root())
+            .status()
+            .context("cannot run `cargo xtask hash-assets`")?;
+    ensure!(
+        status.success(),
+        "`cargo xtask hash-assets` failed ({status})"
+    );
     let files = build_files(&std::fs::read_to_string(b.join("index.html"))?);
     for name in &files {
         ensure!(!a_files.contains(name), "B still loads A's {name}");
@@ -202,7 +235,11 @@ struct Site {
 impl Site {
     /// The one of `files` whose name contains `part`.
     fn file(files: &[String], part: &str) -> String {
-        files.iter().find(|n| n.contains(part)).cloned().unwrap_or_default()
+        files
+            .iter()
+            .find(|n| n.contains(part))
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// The requests logged since the last clear, as `STATUS PATH` lines (for the report).
@@ -221,12 +258,18 @@ impl Site {
     }
 }
 
-fn journey(page: &Page, site: &Site) -> Result<()> {
+fn deploy(page: &Page, site: &Site) -> Result<()> {
     let session = page.session;
     let wasm_a = Site::file(&site.a_files, "_bg.wasm");
     let wasm_b = Site::file(&site.b_files, "_bg.wasm");
     let worker_a = Site::file(&site.a_files, "explore-worker-");
-    let index_path = format!("{}/", page.url.trim_start_matches("http://").split_once('/').map_or("", |(_, p)| p));
+    let index_path = format!(
+        "{}/",
+        page.url
+            .trim_start_matches("http://")
+            .split_once('/')
+            .map_or("", |(_, p)| p)
+    );
     let index_path = format!("/{}", index_path.trim_start_matches('/'));
 
     // A cold first visit to build A.
@@ -236,7 +279,11 @@ fn journey(page: &Page, site: &Site) -> Result<()> {
     page.wait_text_contains("position", "step 0 of 6")?;
     let cold = site.server.requests();
     eprintln!("cold load of A: {} requests: {}", cold.len(), site.log());
-    ensure!(site.server.count(&wasm_a) == 1, "the wasm once: {}", site.log());
+    ensure!(
+        site.server.count(&wasm_a) == 1,
+        "the wasm once: {}",
+        site.log()
+    );
     ensure!(
         cold.iter().all(|(_, _, status)| *status == 200),
         "every file is there: {}",
@@ -272,7 +319,11 @@ fn journey(page: &Page, site: &Site) -> Result<()> {
     page.click("explore-button")?;
     page.wait_text_contains("explore-results", "Complete: explored 6 schedules")?;
     eprintln!("first exploration in A after the deploy: {}", site.log());
-    ensure!(site.server.count(&worker_a) == 1, "A's worker: {}", site.log());
+    ensure!(
+        site.server.count(&worker_a) == 1,
+        "A's worker: {}",
+        site.log()
+    );
     ensure!(
         site.requested(&site.b_files) == 0 && site.server.count(&wasm_a) == 0,
         "the worker fetched no wasm and nothing of B: {}",
@@ -291,7 +342,10 @@ fn journey(page: &Page, site: &Site) -> Result<()> {
     session.refresh()?;
     wait_build(page, &wasm_b)?;
     ensure!(
-        site.server.requests().iter().any(|(_, p, s)| *p == index_path && *s == 200),
+        site.server
+            .requests()
+            .iter()
+            .any(|(_, p, s)| *p == index_path && *s == 200),
         "index.html ({index_path}) revalidated and changed: {}",
         site.log()
     );
@@ -299,7 +353,11 @@ fn journey(page: &Page, site: &Site) -> Result<()> {
         "return getComputedStyle(document.documentElement).getPropertyValue('--rvlab-build').trim()",
     )?;
     ensure!(build == "b", "B's stylesheet applies: {build}");
-    ensure!(site.requested(&site.a_files) == 0, "nothing of A: {}", site.log());
+    ensure!(
+        site.requested(&site.a_files) == 0,
+        "nothing of A: {}",
+        site.log()
+    );
     eprintln!("reload after the deploy: {}", site.log());
     // The link made in A opens in B at the same step.
     session.goto("about:blank")?;
@@ -314,7 +372,10 @@ fn journey(page: &Page, site: &Site) -> Result<()> {
     session.switch_to_window(&tab_late)?;
     page.click("explore-button")?;
     let error = page.wait_text_contains("explore-error", "could not be loaded")?;
-    ensure!(error.contains("reload the page") && error.contains(&worker_a), "{error}");
+    ensure!(
+        error.contains("reload the page") && error.contains(&worker_a),
+        "{error}"
+    );
     session.refresh()?;
     wait_build(page, &wasm_b)?;
     page.wait_text_contains("position", "step 0 of 6")?;
@@ -324,45 +385,31 @@ fn journey(page: &Page, site: &Site) -> Result<()> {
 }
 
 #[test]
-fn an_open_page_survives_a_deploy_and_a_reload_gets_the_new_build() -> Result<()> {
-    let dist = ensure_dist()?;
-    let work = project_root().join("target/e2e-deploy");
-    let a = work.join("a");
-    let b = work.join("b");
-    let a_files = copy_build(&dist, &a)?;
-    let b_files = make_build_b(&a, &a_files, &b)?;
-    eprintln!("build A: {}\nbuild B: {}", a_files.join(" "), b_files.join(" "));
-    let server = rvlab_static::serve_at("/docs/rvlab/", vec![a.clone()])?;
-    let site = Site {
-        server,
-        a,
-        b,
-        a_files,
-        b_files,
-    };
-    let mut driver = Driver::start(&project_root().join("target/chromedriver-deploy.log"))?;
-    let profile = fresh_profile("deploy")?;
-    let session = Session::new(
-        &driver.url,
-        rvlab_e2e::harness::CHROMIUM,
-        &chromium_args(&profile, 1280, 900),
-    )?;
-    let url = site.server.url();
-    let page = Page {
-        session: &session,
-        url: &url,
-    };
-    let outcome = journey(&page, &site);
-    if let Err(e) = &outcome {
-        let shot = page
-            .screenshot("failed-deploy")
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|e| format!("(no screenshot: {e:#})"));
-        let _ = session.quit();
-        driver.stop();
-        bail!("the deploy journey failed: {e:#}\nrequests: {}\nscreenshot: {shot}", site.log());
-    }
-    let _ = session.quit();
-    driver.stop();
-    outcome
+fn an_open_page_survives_a_deploy_and_a_reload_gets_the_new_build() {
+    journey("deploy", |page| {
+        let work = project_root().join("target/e2e-deploy");
+        let a = work.join("a");
+        let b = work.join("b");
+        let a_files = copy_build(page.dist, &a)?;
+        let b_files = make_build_b(&a, &a_files, &b)?;
+        eprintln!(
+            "build A: {}\nbuild B: {}",
+            a_files.join(" "),
+            b_files.join(" ")
+        );
+        let site = Site {
+            server: rvlab_static::serve_at("/docs/rvlab/", vec![a.clone()])?,
+            a,
+            b,
+            a_files,
+            b_files,
+        };
+        let url = site.server.url();
+        let sub = Page {
+            url: &url,
+            server: &site.server,
+            ..*page
+        };
+        deploy(&sub, &site).with_context(|| format!("requests: {}", site.log()))
+    });
 }
