@@ -41,6 +41,25 @@ impl Reply {
         self
     }
 
+    /// The apiserver's answer to a method a route does not have (go-restful's 405, written by
+    /// the apiserver as `apierrors.NewGenericServerResponse(405, …)`): the MethodNotAllowed
+    /// Status, `details` empty.
+    pub fn method_not_allowed() -> Reply {
+        Reply::json(
+            405,
+            &serde_json::json!({
+                "kind": "Status",
+                "apiVersion": "v1",
+                "metadata": {},
+                "status": "Failure",
+                "message": "the server does not allow this method on the requested resource",
+                "reason": "MethodNotAllowed",
+                "details": {},
+                "code": 405
+            }),
+        )
+    }
+
     /// The apiserver's answer to a path nothing serves (an unknown group or version, for one):
     /// 404 with the generic NotFound Status (the text of `apierrors.NewNotFound` without a
     /// name: `the server could not find the requested resource`), `details` empty.
