@@ -15,6 +15,10 @@ pub const AGGREGATED_V2: &str =
 pub const AGGREGATED_V2BETA1: &str =
     "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
 
+/// The named groups rvlab serves from built-in code (a go-restful web service each in the real
+/// apiserver, whose 404 for a path under it is a Status); every other group is a custom one.
+const BUILTIN_GROUPS: [&str; 1] = ["apps"];
+
 /// Which form of `/api` and `/apis` the client's Accept header selects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -82,8 +86,10 @@ pub fn negotiate(accept: Option<&str>) -> Format {
 /// The reply to a discovery request, or `None` for a path discovery does not own (resource
 /// paths such as `/api/v1/namespaces/default/configmaps` are the server's). Owned: `/api`,
 /// `/apis`, `/api/V`, `/apis/G`, `/apis/G/V`, `/version` (a query string is ignored). An
-/// unknown version or group answers the apiserver's 404 NotFound Status; another method than
-/// GET (or HEAD) its 405 MethodNotAllowed Status.
+/// unknown core version or an unknown version of a built-in group answers the apiserver's 404
+/// NotFound Status ([`Reply::not_found`]); an unknown group, or a custom group's unknown
+/// version, its plain `404 page not found` ([`Reply::page_not_found`]); another method than GET
+/// (or HEAD) its 405 MethodNotAllowed Status.
 pub fn answer(method: &str, path: &str, accept: Option<&str>, served: &[Served]) -> Option<Reply> {
     answer_at(method, path, accept, served, None)
 }
@@ -134,17 +140,22 @@ pub fn answer_at(
         }
         ["apis", group] => match named_groups(served).into_iter().find(|g| g.name == *group) {
             Some(g) => Reply::json(200, &group_object(&g, true)),
-            None => Reply::not_found(),
+            None => Reply::page_not_found(),
         },
         ["apis", group, version] => {
             let resources: Vec<&Served> = served
                 .iter()
                 .filter(|s| s.group == *group && s.version == *version)
                 .collect();
-            if resources.is_empty() {
+            if !resources.is_empty() {
+                resource_list(Some(group), version, &resources)
+            } else if BUILTIN_GROUPS.contains(group) {
+                // A built-in group's web service claims the path; no route: its 404 Status.
                 Reply::not_found()
             } else {
-                resource_list(Some(group), version, &resources)
+                // An unknown group, or a custom group's unknown version: the apiextensions
+                // apiserver hands it to the delegate's not-found handler.
+                Reply::page_not_found()
             }
         }
         _ => return None,
@@ -552,13 +563,18 @@ mod tests {
     }
 
     #[test]
-    fn unknown_group_or_version_is_the_apiservers_404() {
-        for path in [
-            "/apis/nope.io/v1",
-            "/apis/apps/v2",
-            "/api/v2",
-            "/apis/nope.io",
-        ] {
+    fn unknown_group_is_the_plain_404() {
+        for path in ["/apis/nope.io/v1", "/apis/nope.io", "/apis/example.com/v2"] {
+            let reply = get(path, None);
+            assert_eq!(reply.code, 404, "{path}");
+            assert_eq!(reply.content_type, "text/plain; charset=utf-8");
+            assert_eq!(body(&reply), "404 page not found\n");
+        }
+    }
+
+    #[test]
+    fn unknown_version_of_a_builtin_group_is_the_404_status() {
+        for path in ["/apis/apps/v2", "/api/v2"] {
             let reply = get(path, None);
             assert_eq!(reply.code, 404, "{path}");
             assert_eq!(

@@ -35,6 +35,21 @@ impl Reply {
         }
     }
 
+    /// The apiserver's answer to a path no web service claims at all: an unknown group
+    /// (`/apis/nope.io/v1`, and every path under it), a custom resource group's unknown
+    /// version, `/openapi/v2` here. The request falls through the delegation chain to
+    /// k8s.io/apiserver `pkg/util/notfoundhandler`, which calls Go's `http.NotFound`: the plain
+    /// text `404 page not found`, not a Status (kubectl then prints its generic `the server
+    /// could not find the requested resource`).
+    pub fn page_not_found() -> Reply {
+        Reply {
+            code: 404,
+            content_type: "text/plain; charset=utf-8".to_owned(),
+            body: b"404 page not found\n".to_vec(),
+            headers: vec![("X-Content-Type-Options".to_owned(), "nosniff".to_owned())],
+        }
+    }
+
     /// The same reply with one more header.
     pub fn with_header(mut self, name: &str, value: &str) -> Reply {
         self.headers.push((name.to_owned(), value.to_owned()));
@@ -60,9 +75,11 @@ impl Reply {
         )
     }
 
-    /// The apiserver's answer to a path nothing serves (an unknown group or version, for one):
-    /// 404 with the generic NotFound Status (the text of `apierrors.NewNotFound` without a
-    /// name: `the server could not find the requested resource`), `details` empty.
+    /// The apiserver's answer to a path under one of its go-restful web services that no route
+    /// serves (`/api/v2`, `/api/v1/nope`, `/apis/apps/v2`): go-restful's 404 written as
+    /// `apierrors.NewGenericServerResponse(404, …)` (k8s.io/apiserver `pkg/server/handler.go`,
+    /// `serviceErrorHandler`): the NotFound Status, `the server could not find the requested
+    /// resource`, `details` empty.
     pub fn not_found() -> Reply {
         Reply::json(
             404,
