@@ -269,3 +269,29 @@ fn the_trace_file_is_json_lines_written_as_requests_happen() {
     h.stop().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn discovery_version_and_openapi_come_from_wire() {
+    let h = server(None);
+    let a = get(h.addr(), "/version");
+    assert_eq!(a.code, 200);
+    assert_eq!(a.json()["minor"], "32");
+    let a = request(
+        h.addr(),
+        "GET",
+        "/api",
+        &[(
+            "Accept",
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json",
+        )],
+        b"",
+    );
+    assert_eq!(a.code, 200);
+    assert!(a
+        .header("content-type")
+        .unwrap()
+        .contains("as=APIGroupDiscoveryList"));
+    assert_eq!(get(h.addr(), "/openapi/v2").code, 404);
+    assert_eq!(get(h.addr(), "/openapi/v3").code, 200);
+    h.stop().unwrap();
+}
