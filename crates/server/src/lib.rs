@@ -57,6 +57,12 @@ impl Default for Options {
     }
 }
 
+/// Writes a kubeconfig for a server at `addr` to `path` (plain http, an empty user, namespace
+/// `default`; a wildcard address is written as loopback).
+pub fn write_kubeconfig(path: &std::path::Path, addr: SocketAddr) -> anyhow::Result<()> {
+    kubeconfig::write(path, addr)
+}
+
 /// `rvlab serve`'s default address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8001";
 
