@@ -221,8 +221,22 @@ pub(crate) async fn handle(
             base_revision: base,
         };
         let now = now_ms();
+        let dry_run = client::query_value(&pairs, "dryRun").is_some();
         let (store, rng, cache) = (&mut st.store, &mut st.rng, &mut st.cache);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
+            if dry_run {
+                // `dryRun`: the request runs on a copy of the store and generator, which is
+                // then dropped: the answer is the write's, nothing is stored or watched.
+                let (mut store, mut rng) = (store.clone(), rng.clone());
+                let mut env = Env {
+                    now_ms: now,
+                    rng: &mut rng,
+                };
+                let mut o = store.handle(&request, &actor, &mut env);
+                o.revision = None;
+                o.lost_updates.clear();
+                return o;
+            }
             let mut env = Env { now_ms: now, rng };
             cache.handle(store, &request, &actor, &mut env)
         }))
@@ -246,13 +260,15 @@ pub(crate) async fn handle(
                 st.customs.insert((p.clone(), g.clone()));
             }
         }
-        st.observed.record(
-            &program,
-            &target,
-            outcome.response.code,
-            &outcome.response.body,
-            outcome.revision,
-        );
+        if !dry_run {
+            st.observed.record(
+                &program,
+                &target,
+                outcome.response.code,
+                &outcome.response.body,
+                outcome.revision,
+            );
+        }
         let traced = Request {
             path: path_q.clone(),
             ..request.clone()

@@ -295,3 +295,22 @@ fn discovery_version_and_openapi_come_from_wire() {
     assert_eq!(get(h.addr(), "/openapi/v3").code, 200);
     h.stop().unwrap();
 }
+
+#[test]
+fn dry_run_answers_the_write_and_stores_nothing() {
+    let h = server(Some(&lesson("stale-update")));
+    let path = format!("{CM}/my-config");
+    let a = request(
+        h.addr(),
+        "PATCH",
+        &format!("{path}?dryRun=All&fieldManager=kubectl-patch"),
+        &[("Content-Type", "application/merge-patch+json")],
+        br#"{"data":{"key":"dry"}}"#,
+    );
+    assert_eq!(a.code, 200, "{}", a.text());
+    assert_eq!(a.json()["data"]["key"], "dry");
+    let now = get(h.addr(), &path).json();
+    assert_eq!(now["data"]["key"], "initial");
+    assert_eq!(now["metadata"]["resourceVersion"], "100");
+    h.stop().unwrap();
+}
