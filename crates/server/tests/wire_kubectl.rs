@@ -629,3 +629,33 @@ fn create_secret_and_namespace_send_protobuf_that_decodes() {
         r#"{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"team","creationTimestamp":null},"spec":{},"status":{}}"#
     );
 }
+
+/// `kubectl explain` reads the same documents: a shallow explanation (top-level fields, no
+/// descriptions: the documents are minimal on purpose).
+#[test]
+fn explain_is_shallow() {
+    if !have_kubectl() {
+        return;
+    }
+    let rig = Rig::start(Mode::Negotiate);
+    let out = rig.ok(&["explain", "configmap"]);
+    assert!(
+        out.starts_with("KIND:       ConfigMap\nVERSION:    v1\n"),
+        "{out}"
+    );
+    let fields: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("    "))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "  apiVersion\t<string>",
+            "  binaryData\t<map[string]string>",
+            "  data\t<map[string]string>",
+            "  immutable\t<boolean>",
+            "  kind\t<string>",
+            "  metadata\t<Object>"
+        ]
+    );
+}
