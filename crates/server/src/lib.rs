@@ -126,11 +126,6 @@ pub(crate) fn now_ms() -> u64 {
     u64::try_from(unix_ms.saturating_sub(epoch_ms)).unwrap_or(u64::MAX)
 }
 
-/// Decodes a protobuf request body (`wire::protobuf`, once it has landed).
-pub(crate) fn protobuf_decode(_bytes: &[u8]) -> Result<serde_json::Value, String> {
-    Err("protobuf request bodies are not decoded by this build".into())
-}
-
 /// The store and generator a scenario's setup builds (its `object` lines, created as
 /// `rvlab run` creates them, stamped now).
 fn initial_state(setup: Option<&str>) -> anyhow::Result<(Store, Rng)> {
