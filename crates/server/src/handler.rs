@@ -24,13 +24,16 @@ pub(crate) fn reply(code: u16, content_type: &str, body: Vec<u8>) -> HttpRespons
     let mut r = hyper::Response::new(Full::new(Bytes::from(body)).boxed());
     *r.status_mut() =
         hyper::StatusCode::from_u16(code).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
-    if let Ok(v) = HeaderValue::from_str(content_type).map_err(drop).and_then(|v| {
-        if content_type.is_empty() {
-            Err(())
-        } else {
-            Ok(v)
-        }
-    }) {
+    if let Ok(v) = HeaderValue::from_str(content_type)
+        .map_err(drop)
+        .and_then(|v| {
+            if content_type.is_empty() {
+                Err(())
+            } else {
+                Ok(v)
+            }
+        })
+    {
         r.headers_mut().insert(CONTENT_TYPE, v);
     }
     r
