@@ -86,7 +86,104 @@ pub enum Use {
 pub type Decoded = (Option<Value>, Option<String>);
 
 fn json(bytes: &[u8]) -> Result<Value, String> {
-    serde_json::from_slice(bytes).map_err(|e| e.to_string())
+    serde_json::from_slice(bytes).map_err(|e| go_json_error(bytes, &e))
+}
+
+/// Go's `quoteChar` (encoding/json's scanner): `'x'`, `'\''`, `'"'`, `'\x01'`.
+fn quote_char(c: char) -> String {
+    match c {
+        '\'' => "'\\''".into(),
+        '"' => "'\"'".into(),
+        c if (' '..='~').contains(&c) => format!("'{c}'"),
+        c if (c as u32) < 0x80 => format!("'\\x{:02x}'", c as u32),
+        c => format!("'{c}'"),
+    }
+}
+
+/// Go's `encoding/json` syntax error for the same input, from serde's error category and
+/// position: `unexpected end of JSON input`, `invalid character 'b' looking for beginning of
+/// object key string`, …; serde's own text where the two scanners do not map one to one.
+pub fn go_json_error(bytes: &[u8], e: &serde_json::Error) -> String {
+    if e.is_eof() {
+        return "unexpected end of JSON input".into();
+    }
+    if !e.is_syntax() {
+        return e.to_string();
+    }
+    // The offending byte: line `e.line()`, 1-based byte column `e.column()`.
+    let line_start = bytes
+        .split(|b| *b == b'\n')
+        .take(e.line().saturating_sub(1))
+        .map(|l| l.len() + 1)
+        .sum::<usize>();
+    let at = line_start + e.column().saturating_sub(1);
+    let Some(c) = std::str::from_utf8(bytes.get(at..).unwrap_or(&[]))
+        .ok()
+        .and_then(|s| s.chars().next())
+        .or_else(|| bytes.get(at).map(|b| char::from(*b)))
+    else {
+        return e.to_string();
+    };
+    let msg = e.to_string();
+    let what = msg.split(" at line ").next().unwrap_or("");
+    let context = match what {
+        "expected value" => "looking for beginning of value".to_string(),
+        "key must be a string" => "looking for beginning of object key string".to_string(),
+        "expected `:`" => "after object key".to_string(),
+        "expected `,` or `}`" => "after object key:value pair".to_string(),
+        "expected `,` or `]`" => "after array element".to_string(),
+        "trailing characters" => "after top-level value".to_string(),
+        "invalid escape" => "in string escape code".to_string(),
+        w if w.starts_with("control character") => "in string literal".to_string(),
+        "trailing comma" => {
+            if c == '}' {
+                "looking for beginning of object key string".to_string()
+            } else {
+                "looking for beginning of value".to_string()
+            }
+        }
+        "expected ident" => {
+            // Inside `true`, `false` or `null`: Go names the literal and the byte it expected.
+            let start = bytes[..at]
+                .iter()
+                .rposition(|b| matches!(b, b't' | b'f' | b'n'));
+            match start {
+                Some(st) => {
+                    let lit = match bytes[st] {
+                        b't' => "true",
+                        b'f' => "false",
+                        _ => "null",
+                    };
+                    let i = at - st;
+                    match lit.as_bytes().get(i) {
+                        Some(exp) => format!("in literal {lit} (expecting '{}')", char::from(*exp)),
+                        None => return msg,
+                    }
+                }
+                None => return msg,
+            }
+        }
+        _ => return msg,
+    };
+    format!("invalid character {} {context}", quote_char(c))
+}
+
+/// `summarizeData(body, 30)` (AS `handlers/rest.go`): the body as text when it starts with
+/// `{`, else in hex, cut at 30 bytes with ` ...`.
+pub fn summarize(body: &[u8]) -> String {
+    let cut = body.len() > 30;
+    let head = &body[..body.len().min(30)];
+    let mut s = if body.is_empty() {
+        return "<empty>".into();
+    } else if body[0] == b'{' {
+        String::from_utf8_lossy(head).into_owned()
+    } else {
+        head.iter().map(|b| format!("{b:02x}")).collect()
+    };
+    if cut {
+        s.push_str(" ...");
+    }
+    s
 }
 
 /// YAML to JSON (JSON is YAML), as `sigs.k8s.io/yaml` converts it.
@@ -101,7 +198,20 @@ fn bad(msg: String) -> Value {
 }
 
 /// Decodes a request body for the store, or answers the Status the apiserver would.
-pub fn decode(how: Use, content_type: Option<&str>, bytes: &[u8]) -> Result<Decoded, Value> {
+pub fn decode(
+    how: Use,
+    content_type: Option<&str>,
+    bytes: &[u8],
+    kind: Option<&str>,
+) -> Result<Decoded, Value> {
+    // `transformDecodeError` without a decoded kind (AS `handlers/rest.go`).
+    let unrecognized = |e: String| {
+        bad(format!(
+            "the object provided is unrecognized (must be of type {}): {e} ({})",
+            kind.unwrap_or(""),
+            summarize(bytes)
+        ))
+    };
     let mt = media_type(content_type);
     let ct = content_type.map(str::to_string);
     match how {
@@ -123,9 +233,9 @@ pub fn decode(how: Use, content_type: Option<&str>, bytes: &[u8]) -> Result<Deco
         Use::Object => {
             let v = match mt.as_str() {
                 "" | "application/json" => json(bytes).map_err(|e| {
-                    bad(format!("couldn't get version/kind; json parse error: {e}"))
+                    unrecognized(format!("couldn't get version/kind; json parse error: {e}"))
                 })?,
-                "application/yaml" => yaml(bytes).map_err(bad)?,
+                "application/yaml" => yaml(bytes).map_err(unrecognized)?,
                 "application/vnd.kubernetes.protobuf" => {
                     crate::wire::protobuf::decode(bytes).map_err(bad)?
                 }
@@ -136,10 +246,21 @@ pub fn decode(how: Use, content_type: Option<&str>, bytes: &[u8]) -> Result<Deco
         }
         Use::Patch => {
             let v = match mt.as_str() {
-                "application/json-patch+json"
-                | "application/merge-patch+json"
-                | "application/strategic-merge-patch+json" => json(bytes).map_err(bad)?,
-                "application/apply-patch+yaml" => yaml(bytes).map_err(bad)?,
+                // `jsonpatch.DecodePatch` and the strategic patcher's `json.Unmarshal`: Go's
+                // error as the message.
+                "application/json-patch+json" | "application/strategic-merge-patch+json" => {
+                    json(bytes).map_err(bad)?
+                }
+                // `jsonpatch.MergePatch`: `ErrBadJSONPatch`.
+                "application/merge-patch+json" => {
+                    json(bytes).map_err(|_| bad("Invalid JSON Patch".into()))?
+                }
+                "application/apply-patch+yaml" => {
+                    serde_yaml::from_slice::<serde_yaml::Value>(bytes)
+                        .map_err(|e| e.to_string())
+                        .and_then(|v| serde_json::to_value(v).map_err(|e| e.to_string()))
+                        .map_err(|e| bad(format!("error decoding YAML: {e}")))?
+                }
                 // The store answers 415 for a patch type it does not take.
                 _ => return Ok((None, ct)),
             };
@@ -154,33 +275,104 @@ mod tests {
 
     #[test]
     fn negotiates_like_the_apiserver() {
-        let (b, ct) = decode(Use::Object, None, br#"{"a":1}"#).unwrap();
+        let (b, ct) = decode(Use::Object, None, br#"{"a":1}"#, Some("ConfigMap")).unwrap();
         assert_eq!(b, Some(serde_json::json!({"a": 1})));
         assert_eq!(ct.as_deref(), Some("application/json"));
-        let (b, _) = decode(Use::Object, Some("application/yaml"), b"a: 1\nb: x\n").unwrap();
+        let (b, _) = decode(
+            Use::Object,
+            Some("application/yaml"),
+            b"a: 1\nb: x\n",
+            Some("ConfigMap"),
+        )
+        .unwrap();
         assert_eq!(b, Some(serde_json::json!({"a": 1, "b": "x"})));
-        let (b, _) = decode(Use::Object, Some("Application/JSON; charset=utf-8"), b"{}").unwrap();
+        let (b, _) = decode(
+            Use::Object,
+            Some("Application/JSON; charset=utf-8"),
+            b"{}",
+            Some("ConfigMap"),
+        )
+        .unwrap();
         assert_eq!(b, Some(serde_json::json!({})));
-        let e = decode(Use::Object, Some("text/plain"), b"x").unwrap_err();
+        let e = decode(Use::Object, Some("text/plain"), b"x", Some("ConfigMap")).unwrap_err();
         assert_eq!(e["code"], 415);
         assert_eq!(
             e["message"],
             "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf"
         );
-        let e = decode(Use::Object, Some("application/json"), b"{bad").unwrap_err();
+        let e = decode(
+            Use::Object,
+            Some("application/json"),
+            b"{bad",
+            Some("ConfigMap"),
+        )
+        .unwrap_err();
         assert_eq!(e["code"], 400);
         assert_eq!(e["reason"], "BadRequest");
+        assert_eq!(
+            e["message"],
+            "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character 'b' looking for beginning of object key string ({bad)"
+        );
         let (b, ct) = decode(
             Use::Patch,
             Some("application/apply-patch+yaml"),
             b"{\"a\": 1}",
+            Some("ConfigMap"),
         )
         .unwrap();
         assert_eq!(b, Some(serde_json::json!({"a": 1})));
         assert_eq!(ct.as_deref(), Some("application/apply-patch+yaml"));
-        let (b, ct) = decode(Use::Patch, Some("text/x"), b"{").unwrap();
+        let (b, ct) = decode(Use::Patch, Some("text/x"), b"{", Some("ConfigMap")).unwrap();
         assert_eq!((b, ct.as_deref()), (None, Some("text/x")));
-        assert_eq!(decode(Use::Options, None, b"").unwrap(), (None, None));
+        assert_eq!(
+            decode(Use::Options, None, b"", Some("ConfigMap")).unwrap(),
+            (None, None)
+        );
+    }
+
+    #[test]
+    fn go_json_errors() {
+        let go = |s: &str| json(s.as_bytes()).unwrap_err();
+        assert_eq!(go("{\"a\":1"), "unexpected end of JSON input");
+        assert_eq!(go(""), "unexpected end of JSON input");
+        assert_eq!(
+            go("{\"a\": x}"),
+            "invalid character 'x' looking for beginning of value"
+        );
+        assert_eq!(go("{\"a\" 1}"), "invalid character '1' after object key");
+        assert_eq!(
+            go("{\"a\":1 \"b\"}"),
+            "invalid character '\"' after object key:value pair"
+        );
+        assert_eq!(go("[1 2]"), "invalid character '2' after array element");
+        assert_eq!(go("{} x"), "invalid character 'x' after top-level value");
+        assert_eq!(
+            go("{\"a\":\"\\q\"}"),
+            "invalid character 'q' in string escape code"
+        );
+        assert_eq!(
+            go("{\"a\":\"\u{1}\"}"),
+            "invalid character '\\x01' in string literal"
+        );
+        assert_eq!(
+            go("{\"a\":tru}"),
+            "invalid character '}' in literal true (expecting 'e')"
+        );
+        assert_eq!(
+            go("[1,]"),
+            "invalid character ']' looking for beginning of value"
+        );
+        assert_eq!(
+            go("{\"a\":1,}"),
+            "invalid character '}' looking for beginning of object key string"
+        );
+        assert_eq!(
+            go("{\n\"a\": @}"),
+            "invalid character '@' looking for beginning of value"
+        );
+        assert_eq!(summarize(b""), "<empty>");
+        assert_eq!(summarize(b"[1]"), "5b315d");
+        assert_eq!(summarize(&[b'{'; 31]), format!("{} ...", "{".repeat(30)));
     }
 
     #[test]

@@ -115,6 +115,26 @@ pub fn target(path: &str) -> Target {
     }
 }
 
+/// The store's resource for a path's group and plural, from the URL layout (the built-ins and
+/// any custom group, which has a dot).
+pub fn resource_of(group: &str, plural: &str) -> Option<rvlab_core::store::Resource> {
+    use rvlab_core::store::Resource;
+    match (group, plural) {
+        ("", "configmaps") => Some(Resource::ConfigMap),
+        ("apps", "deployments") => Some(Resource::Deployment),
+        (g, p) if g.contains('.') && !p.is_empty() => Some(Resource::Custom {
+            plural: p.into(),
+            group: g.into(),
+        }),
+        _ => None,
+    }
+}
+
+/// The Kind a path's resource holds (for the decode errors that name it).
+pub fn kind_of(group: &str, plural: &str) -> Option<String> {
+    resource_of(group, plural).map(|r| r.kind())
+}
+
 fn rv_of(obj: &Value) -> Option<u64> {
     obj.get("metadata")?
         .get("resourceVersion")?

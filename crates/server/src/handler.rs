@@ -185,20 +185,25 @@ pub(crate) async fn handle(
             }
         }
     };
-    let (body_value, store_ct) = match body::decode(how, content_type.as_deref(), &bytes) {
-        Ok(d) => d,
-        Err(status) => {
-            return Ok(record_refusal(
-                &shared,
-                method,
-                &path_q,
-                content_type.as_deref(),
-                &user_agent,
-                &pairs,
-                status,
-            ));
-        }
+    let kind = match client::target(&path) {
+        Target::Object((g, p, _, _)) | Target::Collection(g, p, _) => client::kind_of(&g, &p),
+        Target::Other => None,
     };
+    let (body_value, store_ct) =
+        match body::decode(how, content_type.as_deref(), &bytes, kind.as_deref()) {
+            Ok(d) => d,
+            Err(status) => {
+                return Ok(record_refusal(
+                    &shared,
+                    method,
+                    &path_q,
+                    content_type.as_deref(),
+                    &user_agent,
+                    &pairs,
+                    status,
+                ));
+            }
+        };
     let request = Request {
         method,
         path: store_path(

@@ -23,7 +23,6 @@ use crate::handler::{reply, HttpResponse};
 use crate::Shared;
 use bytes::Bytes;
 use hyper::body::Frame;
-use rvlab_core::store::Resource;
 use rvlab_core::watch::{bookmark_json, entry_json, error_json, WatchEntry, WatchFilter};
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
@@ -56,19 +55,6 @@ pub fn is_watch(pairs: &[(String, String)]) -> bool {
         client::query_value(pairs, "watch"),
         Some("1" | "t" | "T" | "true" | "TRUE" | "True")
     )
-}
-
-/// The resource of a collection path, from the URL layout.
-fn resource(group: &str, plural: &str) -> Option<Resource> {
-    match (group, plural) {
-        ("", "configmaps") => Some(Resource::ConfigMap),
-        ("apps", "deployments") => Some(Resource::Deployment),
-        (g, p) if g.contains('.') && !p.is_empty() => Some(Resource::Custom {
-            plural: p.into(),
-            group: g.into(),
-        }),
-        _ => None,
-    }
 }
 
 /// The apiserver's max-in-flight refusal (AS `filters/maxinflight.go`, `tooManyRequests`):
@@ -107,7 +93,7 @@ pub(crate) fn start(
     let Target::Collection(group, plural, namespace) = client::target(path) else {
         return None;
     };
-    let res = resource(&group, &plural)?;
+    let res = client::resource_of(&group, &plural)?;
     let mut filter = WatchFilter::new(res.clone());
     filter.namespace = namespace.clone();
     filter.label_selector = client::query_value(pairs, "labelSelector").map(str::to_string);
