@@ -18,7 +18,8 @@
 //!   validation (422) checks, `generation`;
 //! - `patch`: JSON, merge and strategic merge patches;
 //! - `fields`: `managedFields` (FieldsV1) and server-side apply;
-//! - `provenance`: who wrote each leaf, and lost updates (scenario-language.md §6).
+//! - `provenance`: who wrote each leaf, and lost updates (scenario-language.md §6);
+//! - [`table`]: `meta.k8s.io/v1` Tables for `kubectl get` (the server's lane calls it).
 //!
 //! Decisions the facts leave open are documented where they are made (module docs of each
 //! submodule); the main ones: `managedFields` sent in a body are ignored (the store keeps its
@@ -43,6 +44,7 @@ mod path;
 mod provenance;
 mod reference;
 pub(crate) mod status;
+pub mod table;
 
 pub use provenance::join_path;
 pub use reference::{ObjectRef, Resource};

@@ -9,4 +9,5 @@ mod explore;
 mod lang;
 mod narration;
 mod store;
+mod table;
 mod watch;
