@@ -24,6 +24,7 @@ use super::meta::{self, meta_str, set_meta};
 use super::patch::{self, PatchType};
 use super::path::{self, Target};
 use super::status::{self, FieldError};
+use super::strict;
 use super::{
     provenance, Actor, Entry, Env, EventType, Method, ObjectRef, Outcome, Request, Resource,
     Response, Store, WatchEvent,
@@ -59,7 +60,23 @@ fn ok(code: u16, body: Value) -> Outcome {
         response: Response { code, body },
         revision: None,
         lost_updates: Vec::new(),
+        warnings: Vec::new(),
     }
+}
+
+/// `fieldValidation` of a POST / PUT body (after its type check, which wins).
+fn strict_body(res: &Resource, req: &Request) -> Result<Vec<String>, Response> {
+    match req.body.as_ref() {
+        Some(b) if meta::decode_check(res, b).is_ok() => {
+            strict::check_body(res, b, strict::directive(&req.path))
+        }
+        _ => Ok(Vec::new()),
+    }
+}
+
+fn with_warnings(mut o: Outcome, warnings: Vec<String>) -> Outcome {
+    o.warnings = warnings;
+    o
 }
 
 fn without_managed_fields(v: &Value) -> Value {
@@ -247,7 +264,9 @@ impl Store {
         env: &mut Env,
     ) -> Result<Outcome, Response> {
         let res = &t.resource;
+        let warnings = strict_body(res, req)?;
         let mut obj = prepare(res, req.body.as_ref(), &t.namespace, None, NsCheck::Request)?;
+        strict::strip_unknown(res, &mut obj);
         if meta_str(&obj, "name").is_empty() {
             let prefix = meta_str(&obj, "generateName").to_string();
             if !prefix.is_empty() {
@@ -276,7 +295,10 @@ impl Store {
         }
         let obj = meta::canonicalize(res, &obj);
         let managers = fields::after_update(res, &[], None, &obj, &ctx.manager, &ctx.now);
-        Ok(self.commit(r, obj, managers, ctx.actor, 201))
+        Ok(with_warnings(
+            self.commit(r, obj, managers, ctx.actor, 201),
+            warnings,
+        ))
     }
 
     fn do_update(
@@ -287,13 +309,15 @@ impl Store {
         ctx: &Ctx,
     ) -> Result<Outcome, Response> {
         let res = &t.resource;
-        let obj = prepare(
+        let warnings = strict_body(res, req)?;
+        let mut obj = prepare(
             res,
             req.body.as_ref(),
             &t.namespace,
             Some(name),
             NsCheck::Request,
         )?;
+        strict::strip_unknown(res, &mut obj);
         let r = objref(t, name);
         let Some(entry) = self.objects.get(&r) else {
             return Err(status::not_found(res, name));
@@ -307,6 +331,7 @@ impl Store {
             return Err(status::conflict(res, name, &err));
         }
         self.finish_update(r, obj, Ownership::Update, ctx)
+            .map(|o| with_warnings(o, warnings))
     }
 
     fn do_patch(
@@ -358,14 +383,22 @@ impl Store {
             return Err(status::not_found(res, name));
         };
         let patched = patch::apply_patch(res, ty, &entry.object, body)?;
-        let obj = prepare(
+        let warnings = if meta::decode_check(res, &patched).is_ok() {
+            let smp = ty == PatchType::Strategic;
+            strict::check_patched(res, smp, &patched, strict::directive(&req.path))?
+        } else {
+            Vec::new()
+        };
+        let mut obj = prepare(
             res,
             Some(&patched),
             &t.namespace,
             Some(name),
             NsCheck::CheckName,
         )?;
+        strict::strip_unknown(res, &mut obj);
         self.finish_update(r, obj, Ownership::Update, ctx)
+            .map(|o| with_warnings(o, warnings))
     }
 
     fn do_apply(
@@ -548,6 +581,7 @@ impl Store {
             response: Response { code, body: obj },
             revision: Some(rev),
             lost_updates,
+            warnings: Vec::new(),
         }
     }
 
@@ -617,6 +651,7 @@ impl Store {
             },
             revision: Some(rev),
             lost_updates: lost.into_iter().collect(),
+            warnings: Vec::new(),
         })
     }
 }

@@ -19,6 +19,7 @@
 //! - `patch`: JSON, merge and strategic merge patches;
 //! - `fields`: `managedFields` (FieldsV1) and server-side apply;
 //! - `provenance`: who wrote each leaf, and lost updates (scenario-language.md §6);
+//! - `strict`: `fieldValidation` (unknown fields: Strict 400/422, Warn warnings, Ignore);
 //! - [`table`]: `meta.k8s.io/v1` Tables for `kubectl get` (the server's lane calls it).
 //!
 //! Decisions the facts leave open are documented where they are made (module docs of each
@@ -44,6 +45,7 @@ mod path;
 mod provenance;
 mod reference;
 pub(crate) mod status;
+mod strict;
 pub mod table;
 
 pub use provenance::join_path;
@@ -168,6 +170,9 @@ pub struct Outcome {
     /// The revision this request wrote, when it changed the store.
     pub revision: Option<u64>,
     pub lost_updates: Vec<LostUpdate>,
+    /// The apiserver's warnings for this request, each the text of one `Warning: 299 - "…"`
+    /// header (e.g. `unknown field "spec.foo"` under `fieldValidation=Warn`, the default).
+    pub warnings: Vec<String>,
 }
 
 impl Outcome {
@@ -176,6 +181,7 @@ impl Outcome {
             response,
             revision: None,
             lost_updates: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 }

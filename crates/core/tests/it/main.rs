@@ -9,5 +9,6 @@ mod explore;
 mod lang;
 mod narration;
 mod store;
+mod strict;
 mod table;
 mod watch;
