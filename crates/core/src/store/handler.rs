@@ -384,7 +384,7 @@ impl Store {
         };
         let patched = patch::apply_patch(res, ty, &entry.object, body)?;
         let warnings = if meta::decode_check(res, &patched).is_ok() {
-            let smp = ty == PatchType::Strategic;
+            let smp = (ty == PatchType::Strategic).then_some(body);
             strict::check_patched(res, smp, &patched, strict::directive(&req.path))?
         } else {
             Vec::new()

@@ -12,14 +12,17 @@
 //! - POST / PUT, `Strict`: 400 `Kind in version "v1" cannot be handled as a Kind: strict
 //!   decoding error: unknown field "spec"` (`transformDecodeError`); a type error of the same
 //!   body wins (it is reported instead);
-//! - PATCH, JSON patch and merge patch (`jsonPatcher`): the patched object is decoded strictly;
-//!   `Strict`: 422 `NewInvalid(GroupKind{}, "", [patch: Invalid value: "<patched JSON>":
-//!   strict decoding error: …])`. The patched JSON here is the store's rendering of the patched
-//!   object; the apiserver's bytes can order keys differently (evanphx's merge patch re-sorts
-//!   the keys it touches), so only the message's head and tail are exact;
-//! - PATCH, strategic merge (`applyPatchToObject`): `Strict`: 400 `strict decoding error: …`
-//!   (no Kind prefix); the unknown fields of the patched map, sorted here (the apiserver's
-//!   converter walks Go maps; ours are sorted);
+//! - PATCH (JSON, merge and strategic merge patch): the patched object is decoded strictly;
+//!   `Strict`: 422 `NewInvalid(GroupKind{}, "", [patch: Invalid value: V: strict decoding
+//!   error: …])`, message ` "" is invalid: patch: Invalid value: …` (the leading space is
+//!   Go's: the empty GroupKind prints as nothing). V is the patched JSON for JSON and merge
+//!   patches (`jsonPatcher`: `string(patchedObjJS)`) and the patch as Go prints a map
+//!   (`fmt.Sprintf("%+v", patchMap)`, `map[data:map[k:v]]`) for strategic ones
+//!   (`applyPatchToObject`). evanphx's JSON and merge patches re-marshal the maps they touch,
+//!   so the patched JSON's top-level keys are sorted (done here) while untouched subtrees keep
+//!   the stored order; numbers, and Go's HTML escaping of `<>&`, may differ from the real
+//!   bytes. The unknown fields of a patch come in sorted order (the re-marshalled maps for JSON
+//!   and merge patches; `FromUnstructuredWithValidation` sorts its errors for strategic ones);
 //! - `Warn`: the write goes on; each unknown field is one warning, `unknown field "spec.foo"`,
 //!   the text of one `Warning: 299 - "…"` header ([`super::Outcome::warnings`]);
 //! - `Ignore`: nothing.
@@ -404,33 +407,81 @@ pub(crate) fn check_body(
     )
 }
 
-/// PATCH (JSON, merge or strategic; not apply): the patched object. `Ok(warnings)`, or the
-/// 422 (JSON and merge patch) / 400 (strategic) of the patch handler.
+/// Go's `%+v` of a decoded JSON value (`map[k:v]` with sorted keys, `[a b]`, `<nil>`).
+fn go_format(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push_str("<nil>"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        // Integers print as Go's int64; other numbers as serde prints them (Go's %v of a
+        // float64 can differ in the exponent form).
+        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::String(s) => out.push_str(s),
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                go_format(x, out);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            crate::sort::sort(&mut keys);
+            out.push_str("map[");
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(k);
+                out.push(':');
+                go_format(&m[k.as_str()], out);
+            }
+            out.push(']');
+        }
+    }
+}
+
+/// The patched object as evanphx's patch functions marshal it: top-level keys sorted.
+fn patched_json(patched: &Value) -> String {
+    let Some(m) = patched.as_object() else {
+        return patched.to_string();
+    };
+    let mut keys: Vec<&String> = m.keys().collect();
+    crate::sort::sort(&mut keys);
+    let mut sorted = serde_json::Map::new();
+    for k in keys {
+        sorted.insert(k.clone(), m[k.as_str()].clone());
+    }
+    Value::Object(sorted).to_string()
+}
+
+/// PATCH (JSON, merge or strategic; not apply): the patched object (and, for a strategic
+/// patch, the patch as sent). `Ok(warnings)`, or the 422 of the patch handler.
 pub(crate) fn check_patched(
     res: &Resource,
-    strategic: bool,
+    strategic: Option<&Value>,
     patched: &Value,
     directive: Directive,
 ) -> Result<Vec<String>, super::Response> {
-    let mut fields = unknown_fields(res, patched);
-    if strategic {
-        crate::sort::sort(&mut fields);
-    }
-    outcome(directive, unknown_field_errors(&fields), |msg| {
-        if strategic {
-            status::bad_request(msg)
-        } else {
-            status::invalid(
-                "",
-                "",
-                "",
-                &[FieldError::invalid(
-                    "patch",
-                    Value::String(patched.to_string()),
-                    msg,
-                )],
-            )
-        }
+    let mut errors = unknown_field_errors(&unknown_fields(res, patched));
+    crate::sort::sort(&mut errors);
+    outcome(directive, errors, |msg| {
+        let value = match strategic {
+            Some(patch) => {
+                let mut s = String::new();
+                go_format(patch, &mut s);
+                s
+            }
+            None => patched_json(patched),
+        };
+        status::invalid(
+            "",
+            "",
+            "",
+            &[FieldError::invalid("patch", Value::String(value), msg)],
+        )
     })
 }
 
@@ -451,6 +502,22 @@ mod tests {
         );
         assert_eq!(directive("/x?fieldValidation=Ignore"), Directive::Ignore);
         assert_eq!(directive("/x?fieldValidation=Warn"), Directive::Warn);
+    }
+
+    #[test]
+    fn go_prints_maps_sorted() {
+        let mut s = String::new();
+        go_format(
+            &json!({"datta":{"k":"v"},"data":{"b":[1,true,null],"a":"x y"}}),
+            &mut s,
+        );
+        assert_eq!(s, "map[data:map[a:x y b:[1 true <nil>]] datta:map[k:v]]");
+        assert_eq!(
+            patched_json(
+                &json!({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","namespace":"d"}})
+            ),
+            r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"d"}}"#
+        );
     }
 
     #[test]

@@ -160,18 +160,23 @@ fn strict_update_and_patches() {
     assert_eq!(o.response.code, 200);
     assert_eq!(o.warnings, ["unknown field \"spec\""]);
 
-    // Strategic merge patch: 400 without the Kind prefix.
+    // Strategic merge patch: 422 with the patch as Go prints a map.
     let o = w.send(
         Method::Patch,
         &format!("{CM}/c?fieldManager=kubectl-edit&fieldValidation=Strict"),
         "application/strategic-merge-patch+json",
-        json!({"datta":{"k":"v"},"data":{"k":"w"}}),
+        json!({"datta":{"k":"v"},"data":{"k":"w"},"zz":1,"aa":[1,"x"]}),
     );
-    assert_eq!(o.response.code, 400);
+    assert_eq!(o.response.code, 422);
     assert_eq!(
         o.response.body,
         json!({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
-               "message":"strict decoding error: unknown field \"datta\"","reason":"BadRequest","code":400})
+               "message":" \"\" is invalid: patch: Invalid value: \"map[aa:[1 x] data:map[k:w] datta:map[k:v] zz:1]\": strict decoding error: unknown field \"aa\", unknown field \"datta\", unknown field \"zz\"",
+               "reason":"Invalid",
+               "details":{"causes":[{"reason":"FieldValueInvalid",
+                   "message":"Invalid value: \"map[aa:[1 x] data:map[k:w] datta:map[k:v] zz:1]\": strict decoding error: unknown field \"aa\", unknown field \"datta\", unknown field \"zz\"",
+                   "field":"patch"}]},
+               "code":422})
     );
     // Merge patch: 422 with the patch cause; the value is the patched object.
     let o = w.send(
@@ -185,7 +190,9 @@ fn strict_update_and_patches() {
     assert_eq!(b["reason"], "Invalid");
     let msg = b["message"].as_str().unwrap();
     assert!(
-        msg.starts_with(" \"\" is invalid: patch: Invalid value: \"{"),
+        msg.starts_with(
+            r#" "" is invalid: patch: Invalid value: "{\"apiVersion\":\"v1\",\"data\":{\"k\":\"v\"},\"datta\":{\"k\":\"v\"},\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\""#
+        ),
         "{msg}"
     );
     assert!(
