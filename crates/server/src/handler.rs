@@ -265,6 +265,7 @@ pub(crate) async fn handle(
             },
             revision: None,
             lost_updates: Vec::new(),
+            warnings: Vec::new(),
         });
         if outcome.revision.is_some() {
             shared.revision_tx.send_replace(st.store.revision());

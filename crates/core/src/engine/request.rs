@@ -330,6 +330,7 @@ impl World {
             response,
             revision,
             lost_updates,
+            ..
         } = self.store.handle(&request, &actor, &mut env);
         let ok = (200..300).contains(&response.code);
         if let Some(r) = revision {

@@ -127,6 +127,7 @@ fn shape(res: &Resource, spath: &[String], is_array: bool) -> Shape {
     }
     match (res, spath.len(), last) {
         (Resource::ConfigMap, 1, "data" | "binaryData") => Shape::Map,
+        (Resource::Secret, 1, "data" | "stringData") => Shape::Map,
         (Resource::Deployment, _, "matchLabels" | "nodeSelector" | "limits" | "requests") => {
             Shape::Map
         }

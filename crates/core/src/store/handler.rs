@@ -21,9 +21,11 @@
 
 use super::fields::{self, Manager};
 use super::meta::{self, meta_str, set_meta};
+use super::namespace;
 use super::patch::{self, PatchType};
 use super::path::{self, Target};
 use super::status::{self, FieldError};
+use super::strict;
 use super::{
     provenance, Actor, Entry, Env, EventType, Method, ObjectRef, Outcome, Request, Resource,
     Response, Store, WatchEvent,
@@ -59,7 +61,23 @@ fn ok(code: u16, body: Value) -> Outcome {
         response: Response { code, body },
         revision: None,
         lost_updates: Vec::new(),
+        warnings: Vec::new(),
     }
+}
+
+/// `fieldValidation` of a POST / PUT body (after its type check, which wins).
+fn strict_body(res: &Resource, req: &Request) -> Result<Vec<String>, Response> {
+    match req.body.as_ref() {
+        Some(b) if meta::decode_check(res, b).is_ok() => {
+            strict::check_body(res, b, strict::directive(&req.path))
+        }
+        _ => Ok(Vec::new()),
+    }
+}
+
+fn with_warnings(mut o: Outcome, warnings: Vec<String>) -> Outcome {
+    o.warnings = warnings;
+    o
 }
 
 fn without_managed_fields(v: &Value) -> Value {
@@ -107,8 +125,14 @@ fn prepare(
     if !matches!(o.get("metadata"), Some(Value::Object(_))) {
         o.insert("metadata".into(), Value::Object(Map::new()));
     }
+    if res == &Resource::Secret {
+        meta::merge_string_data(&mut obj);
+    }
     let ns = meta_str(&obj, "namespace").to_string();
-    if ns.is_empty() {
+    if res.is_cluster_scoped() {
+        // `EnsureObjectNamespaceMatchesRequestNamespace`: cleared for a cluster-scoped kind.
+        set_meta(&mut obj, "namespace", Value::Null);
+    } else if ns.is_empty() {
         set_meta(&mut obj, "namespace", namespace.into());
     } else if ns != namespace {
         return Err(status::bad_request(&match ns_check {
@@ -140,6 +164,9 @@ fn storage_key(r: &ObjectRef) -> String {
         Resource::Custom { plural, group } => format!("{group}/{plural}"),
         other => other.plural().to_string(),
     };
+    if r.resource.is_cluster_scoped() {
+        return format!("/registry/{prefix}/{}", r.name);
+    }
     format!("/registry/{prefix}/{}/{}", r.namespace, r.name)
 }
 
@@ -184,10 +211,16 @@ impl Store {
                 .unwrap_or_else(|| actor.name.clone()),
             now: meta::timestamp(env.now_ms),
         };
+        let cluster = t.resource.is_cluster_scoped();
         let result = match (req.method, t.name.as_deref()) {
             (Method::Get, Some(name)) => self.do_get(&t, name),
-            (Method::Get, None) => Ok(self.do_list(&t)),
-            (Method::Post, None) => self.do_create(&t, req, &ctx, env),
+            (Method::Get, None) => self.do_list(&t).map(|r| ok(r.code, r.body)),
+            // The every-namespace paths serve only LIST (and WATCH); Namespaces are created
+            // and read, not updated or deleted (see `namespace`).
+            (Method::Post, None) if cluster || !t.namespace.is_empty() => {
+                self.do_create(&t, req, &ctx, env)
+            }
+            _ if cluster => Err(status::method_not_allowed()),
             (Method::Put, Some(name)) => self.do_update(&t, name, req, &ctx),
             (Method::Patch, Some(name)) => self.do_patch(&t, name, req, &ctx, env),
             (Method::Delete, Some(name)) => self.do_delete(&t, name, req, actor),
@@ -196,47 +229,26 @@ impl Store {
         result.unwrap_or_else(Outcome::failed)
     }
 
+    /// NamespaceLifecycle admission of a create in `ns` (strict namespaces only).
+    fn admit_namespace(&self, ns: &str) -> Result<(), Response> {
+        if self.strict_namespaces && !ns.is_empty() && !self.namespace_exists(ns) {
+            return Err(status::not_found(&Resource::Namespace, ns));
+        }
+        Ok(())
+    }
+
     fn do_get(&self, t: &Target, name: &str) -> Result<Outcome, Response> {
+        if t.resource == Resource::Namespace {
+            return match self.namespace_object(name) {
+                Some(o) => Ok(ok(200, o)),
+                None => Err(status::not_found(&t.resource, name)),
+            };
+        }
         let r = objref(t, name);
         match self.objects.get(&r) {
             Some(e) => Ok(ok(200, e.object.clone())),
             None => Err(status::not_found(&t.resource, name)),
         }
-    }
-
-    fn do_list(&self, t: &Target) -> Outcome {
-        let custom = matches!(t.resource, Resource::Custom { .. });
-        let items: Vec<Value> = self
-            .objects
-            .iter()
-            .filter(|(r, _)| r.resource == t.resource && r.namespace == t.namespace)
-            .map(|(_, e)| {
-                let mut o = e.object.clone();
-                if !custom {
-                    if let Some(m) = o.as_object_mut() {
-                        m.shift_remove("kind");
-                        m.shift_remove("apiVersion");
-                    }
-                }
-                o
-            })
-            .collect();
-        let mut meta = Map::new();
-        meta.insert("resourceVersion".into(), self.revision.to_string().into());
-        let mut list = Map::new();
-        let kind = format!("{}List", t.resource.kind());
-        if custom {
-            list.insert("apiVersion".into(), t.resource.api_version().into());
-            list.insert("items".into(), Value::Array(items));
-            list.insert("kind".into(), kind.into());
-            list.insert("metadata".into(), Value::Object(meta));
-        } else {
-            list.insert("kind".into(), kind.into());
-            list.insert("apiVersion".into(), t.resource.api_version().into());
-            list.insert("metadata".into(), Value::Object(meta));
-            list.insert("items".into(), Value::Array(items));
-        }
-        ok(200, Value::Object(list))
     }
 
     fn do_create(
@@ -247,13 +259,19 @@ impl Store {
         env: &mut Env,
     ) -> Result<Outcome, Response> {
         let res = &t.resource;
+        let warnings = strict_body(res, req)?;
         let mut obj = prepare(res, req.body.as_ref(), &t.namespace, None, NsCheck::Request)?;
+        strict::strip_unknown(res, &mut obj);
+        self.admit_namespace(&t.namespace)?;
         if meta_str(&obj, "name").is_empty() {
             let prefix = meta_str(&obj, "generateName").to_string();
             if !prefix.is_empty() {
                 let name = generated_name(&prefix, env);
                 set_meta(&mut obj, "name", name.into());
             }
+        }
+        if *res == Resource::Namespace {
+            namespace::default_labels(&mut obj);
         }
         fill_create_fields(res, &mut obj, env, &ctx.now);
         let name = meta_str(&obj, "name").to_string();
@@ -271,12 +289,22 @@ impl Store {
         }
         set_meta(&mut obj, "resourceVersion", Value::Null);
         let r = objref(t, &name);
-        if self.objects.contains_key(&r) {
+        let exists = match res {
+            Resource::Namespace => self.namespace_exists(&name),
+            _ => self.objects.contains_key(&r),
+        };
+        if exists {
             return Err(status::already_exists(res, &name));
         }
-        let obj = meta::canonicalize(res, &obj);
+        let mut obj = meta::canonicalize(res, &obj);
         let managers = fields::after_update(res, &[], None, &obj, &ctx.manager, &ctx.now);
-        Ok(self.commit(r, obj, managers, ctx.actor, 201))
+        if *res == Resource::Namespace {
+            namespace::prepare_for_create(&mut obj);
+        }
+        Ok(with_warnings(
+            self.commit(r, obj, managers, ctx.actor, 201),
+            warnings,
+        ))
     }
 
     fn do_update(
@@ -287,13 +315,15 @@ impl Store {
         ctx: &Ctx,
     ) -> Result<Outcome, Response> {
         let res = &t.resource;
-        let obj = prepare(
+        let warnings = strict_body(res, req)?;
+        let mut obj = prepare(
             res,
             req.body.as_ref(),
             &t.namespace,
             Some(name),
             NsCheck::Request,
         )?;
+        strict::strip_unknown(res, &mut obj);
         let r = objref(t, name);
         let Some(entry) = self.objects.get(&r) else {
             return Err(status::not_found(res, name));
@@ -307,6 +337,7 @@ impl Store {
             return Err(status::conflict(res, name, &err));
         }
         self.finish_update(r, obj, Ownership::Update, ctx)
+            .map(|o| with_warnings(o, warnings))
     }
 
     fn do_patch(
@@ -358,14 +389,22 @@ impl Store {
             return Err(status::not_found(res, name));
         };
         let patched = patch::apply_patch(res, ty, &entry.object, body)?;
-        let obj = prepare(
+        let warnings = if meta::decode_check(res, &patched).is_ok() {
+            let smp = (ty == PatchType::Strategic).then_some(body);
+            strict::check_patched(res, smp, &patched, strict::directive(&req.path))?
+        } else {
+            Vec::new()
+        };
+        let mut obj = prepare(
             res,
             Some(&patched),
             &t.namespace,
             Some(name),
             NsCheck::CheckName,
         )?;
+        strict::strip_unknown(res, &mut obj);
         self.finish_update(r, obj, Ownership::Update, ctx)
+            .map(|o| with_warnings(o, warnings))
     }
 
     fn do_apply(
@@ -387,6 +426,7 @@ impl Store {
         let force = t.force == Some(true);
         match self.objects.get(&r) {
             None => {
+                self.admit_namespace(&t.namespace)?;
                 // Create through apply (`forceAllowCreate`): system fields wiped and filled; an
                 // applied resourceVersion is dropped like any stored RV.
                 let mut obj = fields::merge(res, &Value::Object(Map::new()), &cfg);
@@ -548,6 +588,7 @@ impl Store {
             response: Response { code, body: obj },
             revision: Some(rev),
             lost_updates,
+            warnings: Vec::new(),
         }
     }
 
@@ -617,6 +658,7 @@ impl Store {
             },
             revision: Some(rev),
             lost_updates: lost.into_iter().collect(),
+            warnings: Vec::new(),
         })
     }
 }

@@ -222,6 +222,47 @@ pub(crate) fn canonicalize(res: &Resource, obj: &Value) -> Value {
                 }
             }
         }
+        Resource::Secret => {
+            out.insert("kind".into(), "Secret".into());
+            out.insert("apiVersion".into(), "v1".into());
+            out.insert("metadata".into(), meta);
+            if let Some(v @ Value::Bool(_)) = o.get("immutable") {
+                out.insert("immutable".into(), v.clone());
+            }
+            if let Some(Value::Object(m)) = o.get("data") {
+                if !m.is_empty() {
+                    let m: Map<String, Value> = m
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").into()))
+                        .collect();
+                    out.insert("data".into(), sorted(&Value::Object(m)));
+                }
+            }
+            // `SetDefaults_Secret`: an empty type is `Opaque`.
+            let ty = o
+                .get("type")
+                .and_then(Value::as_str)
+                .filter(|t| !t.is_empty())
+                .unwrap_or("Opaque");
+            out.insert("type".into(), ty.into());
+        }
+        Resource::Namespace => {
+            out.insert("kind".into(), "Namespace".into());
+            out.insert("apiVersion".into(), "v1".into());
+            out.insert("metadata".into(), meta);
+            for key in ["spec", "status"] {
+                if let Some(Value::Object(m)) = o.get(key) {
+                    let m: Map<String, Value> = m
+                        .iter()
+                        .filter(|(_, v)| !is_empty_value(v))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect();
+                    if !m.is_empty() {
+                        out.insert(key.into(), Value::Object(m));
+                    }
+                }
+            }
+        }
         Resource::Deployment => {
             out.insert("kind".into(), "Deployment".into());
             out.insert("apiVersion".into(), "apps/v1".into());
@@ -399,9 +440,69 @@ pub(crate) fn decode_check(res: &Resource, obj: &Value) -> Result<(), Response> 
                 ))
             }
         },
+        Resource::Secret => {
+            for (key, elem, map_ty) in [
+                ("data", "[]uint8", "map[string][]uint8"),
+                ("stringData", "string", "map[string]string"),
+            ] {
+                match o.get(key) {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Object(m)) => {
+                        for v in m.values() {
+                            match v {
+                                Value::Null => {}
+                                Value::String(s) if key == "data" => {
+                                    // `[]byte` decodes from base64; the error is the decoder's
+                                    // own, without `json: `.
+                                    if let Err(at) = super::base64::decode(s) {
+                                        return Err(status::bad_request(&format!(
+                                            "{kind} in version \"v1\" cannot be handled as a {kind}: illegal base64 data at input byte {at}"
+                                        )));
+                                    }
+                                }
+                                Value::String(_) => {}
+                                v => return fail(unmarshal_error(v, "Secret.", key, elem)),
+                            }
+                        }
+                    }
+                    Some(v) => return fail(unmarshal_error(v, "Secret.", key, map_ty)),
+                }
+            }
+            if let Some(v) = o.get("type").filter(|v| !v.is_string() && !v.is_null()) {
+                return fail(unmarshal_error(v, "Secret.", "type", "v1.SecretType"));
+            }
+        }
+        Resource::Namespace => {
+            if let Some(v) = o.get("spec").filter(|v| !v.is_object() && !v.is_null()) {
+                return fail(unmarshal_error(v, "Namespace.", "spec", "v1.NamespaceSpec"));
+            }
+        }
         Resource::Custom { .. } => {}
     }
     Ok(())
+}
+
+/// `Convert_v1_Secret_To_core_Secret`: `stringData` overwrites `data` (base64-encoded) and is
+/// never stored. Runs on a body that passed [`decode_check`].
+pub(crate) fn merge_string_data(obj: &mut Value) {
+    let Some(o) = obj.as_object_mut() else {
+        return;
+    };
+    let Some(Value::Object(sd)) = o.shift_remove("stringData") else {
+        return;
+    };
+    if sd.is_empty() {
+        return;
+    }
+    if !matches!(o.get("data"), Some(Value::Object(_))) {
+        o.insert("data".into(), Value::Object(Map::new()));
+    }
+    if let Some(Value::Object(data)) = o.get_mut("data") {
+        for (k, v) in sd {
+            let text = v.as_str().unwrap_or("");
+            data.insert(k, super::base64::encode(text.as_bytes()).into());
+        }
+    }
 }
 
 /// Validation shared by create and update (422 field errors). Kept to what the facts support:
@@ -416,6 +517,10 @@ pub(crate) fn validate(res: &Resource, obj: &Value, old: Option<&Value>) -> Vec<
                 "metadata.name",
                 "name or generateName is required",
             ));
+        } else if *res == Resource::Namespace {
+            for msg in super::namespace::dns_label_errors(name) {
+                errs.push(FieldError::invalid("metadata.name", name.into(), msg));
+            }
         } else {
             for msg in dns_subdomain_errors(name) {
                 errs.push(FieldError::invalid("metadata.name", name.into(), msg));
@@ -428,6 +533,22 @@ pub(crate) fn validate(res: &Resource, obj: &Value, old: Option<&Value>) -> Vec<
             errs.push(FieldError::invalid(
                 "metadata.uid",
                 u_new.into(),
+                "field is immutable",
+            ));
+        }
+    }
+    if let (Resource::Secret, Some(old)) = (res, old) {
+        // `ValidateSecretUpdate`: the type is immutable.
+        let ty = |o: &Value| {
+            o.get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("Opaque")
+                .to_string()
+        };
+        if ty(obj) != ty(old) {
+            errs.push(FieldError::invalid(
+                "type",
+                ty(obj).into(),
                 "field is immutable",
             ));
         }
@@ -467,7 +588,7 @@ pub(crate) fn generation_after_update(res: &Resource, old: &Value, new: &Value) 
         .and_then(Value::as_i64)
         .unwrap_or(0);
     let changed = match res {
-        Resource::ConfigMap => false,
+        Resource::ConfigMap | Resource::Secret | Resource::Namespace => false,
         Resource::Deployment => {
             old.get("spec") != new.get("spec")
                 || old.get("metadata").and_then(|m| m.get("annotations"))
@@ -483,10 +604,10 @@ pub(crate) fn generation_after_update(res: &Resource, old: &Value, new: &Value) 
     }
 }
 
-/// `metadata.generation` on create (1, or none for ConfigMaps).
+/// `metadata.generation` on create (1, or none for ConfigMaps, Secrets and Namespaces).
 pub(crate) fn generation_on_create(res: &Resource) -> Value {
     match res {
-        Resource::ConfigMap => Value::Null,
+        Resource::ConfigMap | Resource::Secret | Resource::Namespace => Value::Null,
         _ => 1.into(),
     }
 }

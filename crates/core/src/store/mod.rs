@@ -6,19 +6,44 @@
 //!   takes the next revision; `metadata.resourceVersion` is the decimal string of the revision of
 //!   the object's last write; no-op writes keep the version;
 //! - `Store::handle` never panics, on any request; every error is a Status body;
-//! - `Store` is a value: `Clone + PartialEq + Eq + Hash`, no `HashMap`, nothing from the outside.
+//! - `Store` is a value: `Clone + PartialEq + Eq + Hash`, no `HashMap`, nothing from the outside;
+//! - `GET` on a collection path is a LIST (module `list`): one namespace
+//!   (`/api/v1/namespaces/NS/configmaps`), every namespace (`/api/v1/configmaps`,
+//!   `/api/v1/secrets`, `/apis/apps/v1/deployments`, `/apis/GROUP/v1/PLURAL`; LIST only, other
+//!   methods 405) or the Namespaces; items in etcd key order, built-in items without
+//!   `kind`/`apiVersion`, `metadata.resourceVersion` the store revision; `labelSelector`
+//!   (module `selector`, public for watch filtering), `fieldSelector` (per-kind fields),
+//!   `limit`/`continue`, `resourceVersion`/`resourceVersionMatch`, `timeoutSeconds`; the store
+//!   keeps no history, so an older revision asked for exactly is 410, as if compacted;
+//! - Secrets (core/v1): `stringData` merged into `data` (base64) on every write and never
+//!   stored, `data` must be base64 (Go's decoder error, 400), `type` defaults to `Opaque` and is
+//!   immutable;
+//! - Namespaces (module `namespace`): the four built-in ones, every namespace an object lives
+//!   in and created ones exist; only created ones are stored (so a store without Namespace
+//!   writes is unchanged); created and read, not updated or deleted (405);
+//!   [`Store::set_strict_namespaces`] (off by default: every lesson as before) makes a create
+//!   in a missing namespace the NamespaceLifecycle 404;
+//! - the apiserver version the texts follow is `kubernetes-1.35.0` (apimachinery, apiserver)
+//!   where a message changed between versions.
 //!
 //! Module map:
 //! - this file: the contract types and [`Store`] (state, accessors);
 //! - `handler`: [`Store::handle`], GET/POST/PUT/PATCH/DELETE in the apiserver's order of checks
 //!   (§1.4–§1.8, §2.4);
-//! - `path`: request paths and query parameters (`fieldManager`, `force`); unknown paths are 404;
+//! - `path`: request paths and query parameters (`fieldManager`, `force`, `dryRun`, the list
+//!   options); unknown paths are 404;
+//! - `list`: LIST, its options, paging and continue tokens;
+//! - `selector`: label and field selectors (public: [`selector::parse`], [`selector::Selector`]);
+//! - `namespace`: Namespaces and strict namespaces;
+//! - `base64`: Go's standard base64 (Secret `data`);
 //! - `status`: Status bodies ([`status_reason`], [`is_conflict`] are public);
 //! - `meta`: timestamps, resourceVersion parsing, JSON field order, decoding (400) and
 //!   validation (422) checks, `generation`;
 //! - `patch`: JSON, merge and strategic merge patches;
 //! - `fields`: `managedFields` (FieldsV1) and server-side apply;
-//! - `provenance`: who wrote each leaf, and lost updates (scenario-language.md §6).
+//! - `provenance`: who wrote each leaf, and lost updates (scenario-language.md §6);
+//! - `strict`: `fieldValidation` (unknown fields: Strict 400/422, Warn warnings, Ignore);
+//! - [`table`]: `meta.k8s.io/v1` Tables for `kubectl get` (the server's lane calls it).
 //!
 //! Decisions the facts leave open are documented where they are made (module docs of each
 //! submodule); the main ones: `managedFields` sent in a body are ignored (the store keeps its
@@ -26,8 +51,8 @@
 //! every key sorted (as `unstructured` objects do), DELETE answers the Status of §1.8 for every
 //! kind, and provenance treats arrays as single leaves. Not modelled: defaulting (a Deployment
 //! without `spec.replicas` stays without it), the full Deployment validation (only
-//! `spec.replicas >= 0`), immutable ConfigMaps, graceful deletion and finalizers, GET/LIST query
-//! parameters other than `fieldManager` and `force`.
+//! `spec.replicas >= 0`), immutable ConfigMaps and Secrets, Secret type-specific keys and key
+//! names, graceful deletion and finalizers, Namespace updates, deletion and termination.
 
 use crate::json::{hash_value, same_value};
 use crate::rng::Rng;
@@ -35,15 +60,20 @@ use crate::vecmap::VecMap;
 use serde_json::Value;
 use std::hash::{Hash, Hasher};
 
+mod base64;
 mod fields;
 mod handler;
+mod list;
 pub(crate) mod meta;
+mod namespace;
 mod patch;
 mod path;
 mod provenance;
 mod reference;
 pub mod selector;
 pub(crate) mod status;
+mod strict;
+pub mod table;
 
 pub use provenance::join_path;
 pub use reference::{ObjectRef, Resource};
@@ -79,7 +109,9 @@ pub struct Request {
     /// The path with its query string, e.g.
     /// `/api/v1/namespaces/default/configmaps/my-config?fieldManager=alice`.
     /// POST goes to the collection (`…/configmaps?fieldManager=alice`).
-    /// Query parameters understood: `fieldManager`, `force` (`true`/`false`).
+    /// Query parameters understood: `fieldManager`, `force` (`true`/`false`), `dryRun`, and on
+    /// a collection GET `labelSelector`, `fieldSelector`, `limit`, `continue`,
+    /// `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds` (others are ignored).
     pub path: String,
     /// `Content-Type` of the body, when there is one: `application/json`,
     /// `application/merge-patch+json`, `application/json-patch+json`,
@@ -167,6 +199,9 @@ pub struct Outcome {
     /// The revision this request wrote, when it changed the store.
     pub revision: Option<u64>,
     pub lost_updates: Vec<LostUpdate>,
+    /// The apiserver's warnings for this request, each the text of one `Warning: 299 - "…"`
+    /// header (e.g. `unknown field "spec.foo"` under `fieldValidation=Warn`, the default).
+    pub warnings: Vec<String>,
 }
 
 impl Outcome {
@@ -175,6 +210,7 @@ impl Outcome {
             response,
             revision: None,
             lost_updates: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 }
@@ -221,6 +257,8 @@ pub struct Store {
     next_floor: u64,
     objects: Objects,
     events: Vec<WatchEvent>,
+    /// Creates need an existing namespace (`set_strict_namespaces`).
+    strict_namespaces: bool,
 }
 
 /// The stored objects by reference, in reference order (a [`VecMap`], not one more `BTreeMap`

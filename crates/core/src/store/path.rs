@@ -1,7 +1,11 @@
-//! Request paths: `/api/v1/namespaces/NS/configmaps[/NAME]`,
+//! Request paths: `/api/v1/namespaces/NS/{configmaps,secrets}[/NAME]`,
 //! `/apis/apps/v1/namespaces/NS/deployments[/NAME]`,
-//! `/apis/GROUP/v1/namespaces/NS/PLURAL[/NAME]` (GROUP has a dot), with the query parameters
-//! `fieldManager` and `force`.
+//! `/apis/GROUP/v1/namespaces/NS/PLURAL[/NAME]` (GROUP has a dot), the lists of every namespace
+//! (`/api/v1/configmaps`, `/api/v1/secrets`, `/apis/apps/v1/deployments`, `/apis/GROUP/v1/PLURAL`)
+//! and the cluster-scoped Namespaces (`/api/v1/namespaces[/NAME]`), with the query parameters
+//! `fieldManager`, `force`, `dryRun` and the list options (`labelSelector`, `fieldSelector`,
+//! `limit`, `continue`, `resourceVersion`, `resourceVersionMatch`, `timeoutSeconds`); others are
+//! ignored, as the apiserver's parameter decoder ignores them.
 //!
 //! Anything else is answered 404 `the server could not find the requested resource` with empty
 //! details: the Status the apiserver gives for a resource it does not serve in a group version
@@ -11,16 +15,33 @@
 use super::status;
 use super::{Resource, Response};
 
+/// The query parameters of a request, raw (validated by the handler that uses them).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Query {
+    pub label_selector: Option<String>,
+    pub field_selector: Option<String>,
+    pub limit: Option<String>,
+    pub continue_token: Option<String>,
+    pub resource_version: Option<String>,
+    pub resource_version_match: Option<String>,
+    pub timeout_seconds: Option<String>,
+    /// Every `dryRun` value given.
+    pub dry_run: Vec<String>,
+}
+
 /// A parsed request target.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Target {
     pub resource: Resource,
+    /// The request namespace: `""` for a cluster-scoped resource (Namespaces) and for a list of
+    /// every namespace (`/api/v1/configmaps`).
     pub namespace: String,
     pub name: Option<String>,
     pub field_manager: Option<String>,
     /// `Some` when `force` was given at all (even `force=false`, as `PatchOptions.Force` is a
     /// pointer); the value is the parsed boolean.
     pub force: Option<bool>,
+    pub query: Query,
 }
 
 fn percent_decode(s: &str) -> String {
@@ -66,6 +87,24 @@ fn parse_bool(s: &str) -> Option<bool> {
     }
 }
 
+/// A core-group (`/api/v1`) namespaced resource by its plural.
+fn core_resource(plural: &str) -> Option<Resource> {
+    match plural {
+        "configmaps" => Some(Resource::ConfigMap),
+        "secrets" => Some(Resource::Secret),
+        _ => None,
+    }
+}
+
+fn custom(group: &str, plural: &str) -> Option<Resource> {
+    (group.contains('.') && valid_segment(plural) && valid_segment(group)).then(|| {
+        Resource::Custom {
+            plural: plural.to_string(),
+            group: group.to_string(),
+        }
+    })
+}
+
 /// Parses a request path (with its query string).
 pub(crate) fn parse(full: &str) -> Result<Target, Response> {
     let (path, query) = match full.split_once('?') {
@@ -74,30 +113,37 @@ pub(crate) fn parse(full: &str) -> Result<Target, Response> {
     };
     let segs: Vec<String> = path.split('/').map(percent_decode).collect();
     let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
-    let (resource, namespace, name) = match segs.as_slice() {
-        ["", "api", "v1", "namespaces", ns, "configmaps", rest @ ..] => {
-            (Resource::ConfigMap, *ns, rest)
-        }
-        ["", "apis", "apps", "v1", "namespaces", ns, "deployments", rest @ ..] => {
+    // (resource, namespace, the segments after the collection).
+    let (resource, namespace, name): (Resource, &str, &[&str]) = match segs.as_slice() {
+        ["", "api", "v1", "namespaces"] => (Resource::Namespace, "", &[]),
+        ["", "api", "v1", "namespaces", ns] => (Resource::Namespace, "", std::slice::from_ref(ns)),
+        ["", "api", "v1", "namespaces", ns, plural, rest @ ..] => match core_resource(plural) {
+            Some(r) if !ns.is_empty() => (r, *ns, rest),
+            _ => return Err(status::path_not_found()),
+        },
+        ["", "api", "v1", plural] => match core_resource(plural) {
+            Some(r) => (r, "", &[]),
+            None => return Err(status::path_not_found()),
+        },
+        ["", "apis", "apps", "v1", "namespaces", ns, "deployments", rest @ ..]
+            if !ns.is_empty() =>
+        {
             (Resource::Deployment, *ns, rest)
         }
-        ["", "apis", group, "v1", "namespaces", ns, plural, rest @ ..]
-            if group.contains('.') && valid_segment(plural) && valid_segment(group) =>
-        {
-            (
-                Resource::Custom {
-                    plural: (*plural).to_string(),
-                    group: (*group).to_string(),
-                },
-                *ns,
-                rest,
-            )
+        ["", "apis", "apps", "v1", "deployments"] => (Resource::Deployment, "", &[]),
+        ["", "apis", group, "v1", "namespaces", ns, plural, rest @ ..] if !ns.is_empty() => {
+            match custom(group, plural) {
+                Some(r) => (r, *ns, rest),
+                None => return Err(status::path_not_found()),
+            }
         }
+        ["", "apis", group, "v1", plural] if *plural != "namespaces" => match custom(group, plural)
+        {
+            Some(r) => (r, "", &[]),
+            None => return Err(status::path_not_found()),
+        },
         _ => return Err(status::path_not_found()),
     };
-    if namespace.is_empty() {
-        return Err(status::path_not_found());
-    }
     let name = match name {
         [] => None,
         [n] if !n.is_empty() => Some((*n).to_string()),
@@ -105,9 +151,16 @@ pub(crate) fn parse(full: &str) -> Result<Target, Response> {
     };
     let mut field_manager = None;
     let mut force = None;
+    let mut q = Query::default();
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         let v = percent_decode(v);
+        // Go's `url.Values` keeps every value; the apiserver's decoder reads the first one.
+        let first = |slot: &mut Option<String>, v: String| {
+            if slot.is_none() {
+                *slot = Some(v);
+            }
+        };
         match k {
             "fieldManager" => field_manager = Some(v).filter(|m| !m.is_empty()),
             "force" => match parse_bool(&v) {
@@ -119,6 +172,14 @@ pub(crate) fn parse(full: &str) -> Result<Target, Response> {
                     )))
                 }
             },
+            "labelSelector" => first(&mut q.label_selector, v),
+            "fieldSelector" => first(&mut q.field_selector, v),
+            "limit" => first(&mut q.limit, v),
+            "continue" => first(&mut q.continue_token, v),
+            "resourceVersion" => first(&mut q.resource_version, v),
+            "resourceVersionMatch" => first(&mut q.resource_version_match, v),
+            "timeoutSeconds" => first(&mut q.timeout_seconds, v),
+            "dryRun" => q.dry_run.push(v),
             _ => {}
         }
     }
@@ -128,6 +189,7 @@ pub(crate) fn parse(full: &str) -> Result<Target, Response> {
         name,
         field_manager,
         force,
+        query: q,
     })
 }
 
@@ -155,7 +217,24 @@ mod tests {
         assert_eq!(t.name, None);
         let t = parse("/apis/example.com/v1/namespaces/team-a/widgets/w1").unwrap();
         assert_eq!(t.resource.group_resource(), "widgets.example.com");
-        assert!(parse("/api/v1/namespaces/default/secrets/x").is_err());
+        assert_eq!(
+            parse("/api/v1/namespaces/default/secrets/x")
+                .unwrap()
+                .resource,
+            Resource::Secret
+        );
+        let t = parse("/api/v1/configmaps?limit=500&labelSelector=app%3Dweb").unwrap();
+        assert_eq!((t.namespace.as_str(), t.name), ("", None));
+        assert_eq!(t.query.limit.as_deref(), Some("500"));
+        assert_eq!(t.query.label_selector.as_deref(), Some("app=web"));
+        let t = parse("/api/v1/namespaces/team-a").unwrap();
+        assert_eq!(t.resource, Resource::Namespace);
+        assert_eq!(t.name.as_deref(), Some("team-a"));
+        assert_eq!(parse("/api/v1/namespaces").unwrap().name, None);
+        assert!(parse("/apis/apps/v1/deployments").is_ok());
+        assert!(parse("/apis/example.com/v1/widgets").is_ok());
+        assert!(parse("/api/v1/pods").is_err());
+        assert!(parse("/api/v1/namespaces/a/status").is_err());
         assert!(parse("/apis/apps/v1/namespaces/default/replicasets/x").is_err());
         assert!(parse("/api/v1/namespaces/default/configmaps/a/b").is_err());
         assert!(parse("").is_err());

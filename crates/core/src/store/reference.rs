@@ -9,6 +9,10 @@ pub enum Resource {
     ConfigMap,
     /// apps/v1 Deployment.
     Deployment,
+    /// core/v1 Secret.
+    Secret,
+    /// core/v1 Namespace (cluster-scoped: its objects have the namespace `""`).
+    Namespace,
     /// A custom resource, version v1 of `group`, e.g. plural `widgets`, group `example.com`.
     Custom { plural: String, group: String },
 }
@@ -17,7 +21,7 @@ impl Resource {
     /// The API group (`""` for the core group).
     pub fn group(&self) -> &str {
         match self {
-            Resource::ConfigMap => "",
+            Resource::ConfigMap | Resource::Secret | Resource::Namespace => "",
             Resource::Deployment => "apps",
             Resource::Custom { group, .. } => group,
         }
@@ -27,6 +31,8 @@ impl Resource {
         match self {
             Resource::ConfigMap => "configmaps",
             Resource::Deployment => "deployments",
+            Resource::Secret => "secrets",
+            Resource::Namespace => "namespaces",
             Resource::Custom { plural, .. } => plural,
         }
     }
@@ -43,6 +49,8 @@ impl Resource {
         match self {
             Resource::ConfigMap => "ConfigMap".into(),
             Resource::Deployment => "Deployment".into(),
+            Resource::Secret => "Secret".into(),
+            Resource::Namespace => "Namespace".into(),
             Resource::Custom { plural, .. } => {
                 let singular = plural
                     .strip_suffix("ies")
@@ -71,8 +79,14 @@ impl Resource {
         match self {
             Resource::ConfigMap => "configmap".into(),
             Resource::Deployment => "deployment".into(),
+            Resource::Secret => "secret".into(),
+            Resource::Namespace => "namespace".into(),
             Resource::Custom { .. } => self.group_resource(),
         }
+    }
+    /// True for a cluster-scoped resource (Namespaces).
+    pub fn is_cluster_scoped(&self) -> bool {
+        *self == Resource::Namespace
     }
     /// The collection path prefix, without namespace (`/api/v1`, `/apis/apps/v1`).
     fn api_prefix(&self) -> String {
@@ -92,8 +106,11 @@ pub struct ObjectRef {
 }
 
 impl ObjectRef {
-    /// `/api/v1/namespaces/NS/configmaps` (POST target).
+    /// `/api/v1/namespaces/NS/configmaps` (POST target); `/api/v1/namespaces` for a Namespace.
     pub fn collection_path(&self) -> String {
+        if self.resource.is_cluster_scoped() {
+            return format!("{}/{}", self.resource.api_prefix(), self.resource.plural());
+        }
         format!(
             "{}/namespaces/{}/{}",
             self.resource.api_prefix(),
@@ -111,7 +128,7 @@ impl ObjectRef {
 impl fmt::Display for ObjectRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.resource.short(), self.name)?;
-        if self.namespace != "default" {
+        if self.namespace != "default" && !self.namespace.is_empty() {
             write!(f, " in {}", self.namespace)?;
         }
         Ok(())

@@ -66,6 +66,7 @@ pub(crate) enum FieldErrorType {
     Invalid,
     Required,
     Forbidden,
+    NotSupported,
 }
 
 /// One `field.Error`.
@@ -103,10 +104,23 @@ impl FieldError {
             detail: detail.into(),
         }
     }
+    /// `field.NotSupported(field, value, valid)`: `supported values: "a", "b"`.
+    pub fn not_supported(field: &str, value: Value, valid: &[&str]) -> Self {
+        let quoted: Vec<String> = valid.iter().map(|v| quote(v)).collect();
+        FieldError {
+            kind: FieldErrorType::NotSupported,
+            field: field.into(),
+            value,
+            detail: format!("supported values: {}", quoted.join(", ")),
+        }
+    }
     /// `ErrorBody()`: the message without the field.
     fn body(&self) -> String {
         match self.kind {
             FieldErrorType::Invalid => format!("Invalid value: {}: {}", self.value, self.detail),
+            FieldErrorType::NotSupported => {
+                format!("Unsupported value: {}: {}", self.value, self.detail)
+            }
             FieldErrorType::Required => format!("Required value: {}", self.detail),
             FieldErrorType::Forbidden => format!("Forbidden: {}", self.detail),
         }
@@ -116,6 +130,7 @@ impl FieldError {
             FieldErrorType::Invalid => "FieldValueInvalid",
             FieldErrorType::Required => "FieldValueRequired",
             FieldErrorType::Forbidden => "FieldValueForbidden",
+            FieldErrorType::NotSupported => "FieldValueNotSupported",
         }
     }
     /// `Error()`: `field: body`.
@@ -133,6 +148,8 @@ pub(crate) struct Details {
     pub uid: String,
     /// `(reason, message, field)`.
     pub causes: Vec<(String, String, String)>,
+    /// `retryAfterSeconds` (omitted when 0).
+    pub retry_after_seconds: u32,
 }
 
 impl Details {
@@ -167,6 +184,9 @@ impl Details {
                 })
                 .collect();
             m.insert("causes".into(), Value::Array(causes));
+        }
+        if self.retry_after_seconds != 0 {
+            m.insert("retryAfterSeconds".into(), self.retry_after_seconds.into());
         }
         Value::Object(m)
     }
@@ -301,6 +321,7 @@ pub(crate) fn invalid(group: &str, kind: &str, name: &str, errs: &[FieldError]) 
         group: group.into(),
         kind: kind.into(),
         uid: String::new(),
+        retry_after_seconds: 0,
         causes: errs
             .iter()
             .map(|e| (e.cause_reason().into(), e.body(), e.field.clone()))
@@ -391,4 +412,41 @@ pub(crate) fn delete_success(res: &Resource, name: &str, uid: &str) -> Value {
         ..resource_details(res, name)
     };
     status_body("Success", 0, "", "", Some(&d))
+}
+
+/// `NewResourceExpired(msg)`: 410 `Expired`, no details.
+pub(crate) fn resource_expired(msg: &str) -> Response {
+    failure(410, "Expired", msg, None)
+}
+
+/// The 410 of a paged list whose snapshot is gone, carrying a continue token for the rest of
+/// the list at the current state in the Status's `metadata.continue` (etcd3
+/// `handleCompactedErrorForPaging`).
+pub(crate) fn inconsistent_continue(token: &str) -> Response {
+    let mut r = resource_expired(
+        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
+    );
+    if let Some(m) = r.body.get_mut("metadata").and_then(Value::as_object_mut) {
+        m.insert("continue".into(), token.into());
+    }
+    r
+}
+
+/// `storage.NewTooLargeResourceVersionError(rv, current, 1)`: 504 `Timeout`.
+pub(crate) fn too_large_resource_version(rv: u64, current: u64) -> Response {
+    let d = Details {
+        causes: vec![(
+            "ResourceVersionTooLarge".into(),
+            "Too large resource version".into(),
+            String::new(),
+        )],
+        retry_after_seconds: 1,
+        ..Details::default()
+    };
+    failure(
+        504,
+        "Timeout",
+        &format!("Timeout: Too large resource version: {rv}, current: {current}"),
+        Some(&d),
+    )
 }

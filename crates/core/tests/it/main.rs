@@ -9,4 +9,7 @@ mod explore;
 mod lang;
 mod narration;
 mod store;
+mod store_api;
+mod strict;
+mod table;
 mod watch;

@@ -1273,7 +1273,7 @@ fn events_record_accepted_effective_writes_only() {
 #[test]
 fn unknown_paths_and_methods() {
     let mut w = World::new();
-    let o = w.get("/api/v1/namespaces/default/secrets/x");
+    let o = w.get("/api/v1/namespaces/default/pods/x");
     assert_eq!(
         body(&o),
         r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}"#

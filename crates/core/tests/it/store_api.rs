@@ -1,0 +1,615 @@
+//! The store beyond single-object CRUD, as real clients use it (kubernetes-api-server.md §6):
+//! lists (one namespace, every namespace, selectors, paging, resourceVersion), Secrets,
+//! Namespaces (and strict namespaces), DeleteOptions. Tests are named after the facts.
+
+use rvlab_core::rng::Rng;
+use rvlab_core::store::{Actor, Env, Method, Outcome, Request, Store};
+use serde_json::{json, Value};
+
+struct World {
+    store: Store,
+    rng: Rng,
+}
+
+impl World {
+    fn new() -> World {
+        World {
+            store: Store::new(),
+            rng: Rng::new(7),
+        }
+    }
+
+    fn send(
+        &mut self,
+        method: Method,
+        path: &str,
+        ct: Option<&str>,
+        body: Option<Value>,
+    ) -> Outcome {
+        let req = Request {
+            method,
+            path: path.to_string(),
+            content_type: ct.map(str::to_string),
+            body,
+        };
+        let actor = Actor {
+            name: "tester".into(),
+            base_revision: 0,
+        };
+        let mut env = Env {
+            now_ms: 0,
+            rng: &mut self.rng,
+        };
+        self.store.handle(&req, &actor, &mut env)
+    }
+
+    fn get(&mut self, path: &str) -> Outcome {
+        self.send(Method::Get, path, None, None)
+    }
+
+    fn post(&mut self, path: &str, body: Value) -> Outcome {
+        self.send(Method::Post, path, Some("application/json"), Some(body))
+    }
+
+    /// Creates and checks the 201.
+    fn create(&mut self, path: &str, body: Value) -> Outcome {
+        let o = self.post(path, body);
+        assert_eq!(o.response.code, 201, "{}", o.response.body);
+        o
+    }
+
+    fn cm(&mut self, ns: &str, name: &str, labels: Value) {
+        self.create(
+            &format!("/api/v1/namespaces/{ns}/configmaps?fieldManager=setup"),
+            json!({"metadata": {"name": name, "labels": labels}, "data": {"k": "v"}}),
+        );
+    }
+}
+
+fn names(o: &Outcome) -> Vec<String> {
+    o.response.body["items"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|i| {
+                    let m = &i["metadata"];
+                    match m["namespace"].as_str() {
+                        Some(ns) => format!("{ns}/{}", m["name"].as_str().unwrap_or("")),
+                        None => m["name"].as_str().unwrap_or("").to_string(),
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn text(o: &Outcome) -> String {
+    o.response.body.to_string()
+}
+
+/// The uid of the object a create answered.
+fn uid(o: &Outcome) -> String {
+    o.response.body["metadata"]["uid"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lists
+
+#[test]
+fn a_list_is_a_typed_list_at_the_store_revision_with_items_without_kind() {
+    let mut w = World::new();
+    let c = w.create(
+        "/api/v1/namespaces/default/configmaps?fieldManager=setup",
+        json!({"metadata": {"name": "a"}, "data": {"k": "v"}}),
+    );
+    let u = uid(&c);
+    w.cm("other", "b", json!({}));
+    let o = w.get("/api/v1/namespaces/default/configmaps?limit=500");
+    assert_eq!(o.response.code, 200);
+    assert_eq!(
+        text(&o),
+        format!(
+            r#"{{"kind":"ConfigMapList","apiVersion":"v1","metadata":{{"resourceVersion":"2"}},"items":[{{"metadata":{{"name":"a","namespace":"default","uid":"{u}","resourceVersion":"1","creationTimestamp":"2026-01-01T00:00:00Z","managedFields":[{{"manager":"setup","operation":"Update","apiVersion":"v1","time":"2026-01-01T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{{"f:data":{{".":{{}},"f:k":{{}}}}}}}}]}},"data":{{"k":"v"}}}}]}}"#
+        )
+    );
+    assert_eq!(o.revision, None);
+}
+
+#[test]
+fn every_namespace_lists_are_in_etcd_key_order() {
+    let mut w = World::new();
+    // `a-b/x` sorts before `a/x`: etcd compares `NAMESPACE/NAME` as bytes ('-' < '/').
+    for (ns, name) in [("a", "x"), ("a-b", "x"), ("a", "b"), ("default", "z")] {
+        w.cm(ns, name, json!({}));
+    }
+    for path in ["/api/v1/configmaps", "/api/v1/configmaps?limit=500"] {
+        let o = w.get(path);
+        assert_eq!(o.response.body["kind"], "ConfigMapList");
+        assert_eq!(names(&o), ["a-b/x", "a/b", "a/x", "default/z"], "{path}");
+    }
+    let d = w.post(
+        "/apis/apps/v1/namespaces/n1/deployments",
+        json!({"metadata": {"name": "web"}, "spec": {"replicas": 1}}),
+    );
+    assert_eq!(d.response.code, 201);
+    let o = w.get("/apis/apps/v1/deployments");
+    assert_eq!(o.response.body["kind"], "DeploymentList");
+    assert_eq!(o.response.body["apiVersion"], "apps/v1");
+    assert_eq!(names(&o), ["n1/web"]);
+    // Writes to an every-namespace path are not served.
+    let p = w.post("/api/v1/configmaps", json!({"metadata": {"name": "q"}}));
+    assert_eq!(p.response.code, 405);
+}
+
+#[test]
+fn custom_resource_lists_are_unstructured_with_every_key_sorted() {
+    let mut w = World::new();
+    let c = w.create(
+        "/apis/example.com/v1/namespaces/team-a/widgets?fieldManager=setup",
+        json!({"metadata": {"name": "w1"}, "spec": {"size": 1}}),
+    );
+    let u = uid(&c);
+    let o = w.get("/apis/example.com/v1/widgets?limit=1");
+    assert_eq!(
+        text(&o),
+        format!(
+            r#"{{"apiVersion":"example.com/v1","items":[{{"apiVersion":"example.com/v1","kind":"Widget","metadata":{{"creationTimestamp":"2026-01-01T00:00:00Z","generation":1,"managedFields":[{{"apiVersion":"example.com/v1","fieldsType":"FieldsV1","fieldsV1":{{"f:spec":{{"f:size":{{}}}}}},"manager":"setup","operation":"Update","time":"2026-01-01T00:00:00Z"}}],"name":"w1","namespace":"team-a","resourceVersion":"1","uid":"{u}"}},"spec":{{"size":1}}}}],"kind":"WidgetList","metadata":{{"resourceVersion":"1"}}}}"#
+        )
+    );
+}
+
+#[test]
+fn label_selectors_filter_lists_with_the_full_syntax() {
+    let mut w = World::new();
+    w.cm("default", "web", json!({"app": "web", "tier": "front"}));
+    w.cm("default", "db", json!({"app": "db", "tier": "back"}));
+    w.cm("default", "plain", json!({}));
+    for (sel, want) in [
+        ("app%3Dweb", vec!["default/web"]),
+        ("app%3D%3Dweb", vec!["default/web"]),
+        ("app!%3Dweb", vec!["default/db", "default/plain"]),
+        ("app+in+(web,db)", vec!["default/db", "default/web"]),
+        ("app%20notin%20(web)", vec!["default/db", "default/plain"]),
+        ("tier", vec!["default/db", "default/web"]),
+        ("!tier", vec!["default/plain"]),
+        ("app%3Dweb,tier%3Dback", vec![]),
+        ("", vec!["default/db", "default/plain", "default/web"]),
+    ] {
+        let o = w.get(&format!(
+            "/api/v1/namespaces/default/configmaps?labelSelector={sel}"
+        ));
+        assert_eq!(o.response.code, 200, "{sel}: {}", o.response.body);
+        assert_eq!(names(&o), want, "{sel}");
+    }
+}
+
+#[test]
+fn an_invalid_label_selector_is_400_with_the_parsers_text() {
+    let mut w = World::new();
+    for (sel, msg) in [
+        ("app%3Dweb%3Dx", "found '=', expected: ',' or 'end of string'"),
+        ("app+in+web", "unable to parse requirement: found 'web' expected: '('"),
+        (
+            "-a",
+            "unable to parse requirement: <nil>: Invalid value: \\\"-a\\\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        ),
+    ] {
+        let o = w.get(&format!("/api/v1/namespaces/default/configmaps?labelSelector={sel}"));
+        assert_eq!(
+            text(&o),
+            format!(
+                r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"{msg}","reason":"BadRequest","code":400}}"#
+            ),
+            "{sel}"
+        );
+    }
+}
+
+#[test]
+fn field_selectors_select_by_name_and_namespace_and_unknown_fields_are_400_per_kind() {
+    let mut w = World::new();
+    w.cm("default", "a", json!({}));
+    w.cm("default", "b", json!({}));
+    w.cm("x", "a", json!({}));
+    for (path, want) in [
+        (
+            "/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Da",
+            vec!["default/a"],
+        ),
+        (
+            "/api/v1/configmaps?fieldSelector=metadata.name%3Da",
+            vec!["default/a", "x/a"],
+        ),
+        (
+            "/api/v1/configmaps?fieldSelector=metadata.namespace%3Dx",
+            vec!["x/a"],
+        ),
+        (
+            "/api/v1/configmaps?fieldSelector=metadata.namespace!%3Dx,metadata.name%3D%3Db",
+            vec!["default/b"],
+        ),
+        (
+            "/api/v1/namespaces?fieldSelector=metadata.name%3Dx",
+            vec!["x"],
+        ),
+        (
+            "/api/v1/namespaces?fieldSelector=status.phase%3DActive,metadata.name%3Dkube-public",
+            vec!["kube-public"],
+        ),
+    ] {
+        let o = w.get(path);
+        assert_eq!(o.response.code, 200, "{path}: {}", o.response.body);
+        assert_eq!(names(&o), want, "{path}");
+    }
+    for (path, msg) in [
+        (
+            "/api/v1/configmaps?fieldSelector=data.k%3Dv",
+            r#"\"data.k\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\""#,
+        ),
+        (
+            "/apis/apps/v1/deployments?fieldSelector=spec.replicas%3D1",
+            r#"\"spec.replicas\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\""#,
+        ),
+        (
+            "/api/v1/secrets?fieldSelector=data%3Dx",
+            "field label not supported: data",
+        ),
+        (
+            "/api/v1/namespaces?fieldSelector=metadata.namespace%3Dx",
+            "field label not supported: metadata.namespace",
+        ),
+        (
+            "/apis/example.com/v1/widgets?fieldSelector=spec.size%3D1",
+            "field label not supported: spec.size",
+        ),
+        (
+            "/api/v1/configmaps?fieldSelector=metadata.name",
+            "invalid selector: 'metadata.name'; can't understand 'metadata.name'",
+        ),
+    ] {
+        let o = w.get(path);
+        assert_eq!(
+            text(&o),
+            format!(
+                r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"{msg}","reason":"BadRequest","code":400}}"#
+            ),
+            "{path}"
+        );
+    }
+    // `type` is a Secret's selectable field.
+    w.create(
+        "/api/v1/namespaces/default/secrets",
+        json!({"metadata": {"name": "s"}, "type": "kubernetes.io/basic-auth", "stringData": {"username": "u"}}),
+    );
+    w.create(
+        "/api/v1/namespaces/default/secrets",
+        json!({"metadata": {"name": "t"}}),
+    );
+    let o = w.get("/api/v1/secrets?fieldSelector=type%3DOpaque");
+    assert_eq!(names(&o), ["default/t"]);
+}
+
+#[test]
+fn limit_pages_with_a_continue_token_and_remaining_item_count() {
+    let mut w = World::new();
+    for n in ["a", "b", "c"] {
+        w.cm("default", n, json!({"app": "x"}));
+    }
+    let base = "/api/v1/namespaces/default/configmaps";
+    let p1 = w.get(&format!("{base}?limit=2"));
+    assert_eq!(names(&p1), ["default/a", "default/b"]);
+    // base64url of {"v":"meta.k8s.io/v1","rv":3,"start":"b\u0000"}, no padding.
+    let token = "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6Mywic3RhcnQiOiJiXHUwMDAwIn0";
+    assert_eq!(
+        p1.response.body["metadata"].to_string(),
+        format!(r#"{{"resourceVersion":"3","continue":"{token}","remainingItemCount":1}}"#)
+    );
+    let p2 = w.get(&format!("{base}?limit=2&continue={token}"));
+    assert_eq!(names(&p2), ["default/c"]);
+    assert_eq!(
+        p2.response.body["metadata"].to_string(),
+        r#"{"resourceVersion":"3"}"#
+    );
+    // With a selector: no remainingItemCount.
+    let s = w.get(&format!("{base}?limit=1&labelSelector=app%3Dx"));
+    assert_eq!(names(&s), ["default/a"]);
+    assert!(s.response.body["metadata"]["continue"].is_string());
+    assert!(s.response.body["metadata"]
+        .get("remainingItemCount")
+        .is_none());
+    // A limit that takes everything: no token. `limit=0` does not page.
+    for q in ["limit=3", "limit=0", "limit=-1"] {
+        let o = w.get(&format!("{base}?{q}"));
+        assert_eq!(names(&o).len(), 3, "{q}");
+        assert_eq!(
+            o.response.body["metadata"].to_string(),
+            r#"{"resourceVersion":"3"}"#,
+            "{q}"
+        );
+    }
+    // The store keeps no history: after a write the token's snapshot is gone (410), and the
+    // Status carries a token that continues at the current state.
+    w.cm("default", "d", json!({}));
+    let gone = w.get(&format!("{base}?limit=2&continue={token}"));
+    let again = "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6LTEsInN0YXJ0IjoiYlx1MDAwMCJ9";
+    assert_eq!(
+        text(&gone),
+        format!(
+            r#"{{"kind":"Status","apiVersion":"v1","metadata":{{"continue":"{again}"}},"status":"Failure","message":"The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.","reason":"Expired","code":410}}"#
+        )
+    );
+    let rest = w.get(&format!("{base}?limit=2&continue={again}"));
+    assert_eq!(names(&rest), ["default/c", "default/d"]);
+}
+
+#[test]
+fn bad_list_options_get_the_apiservers_statuses() {
+    let mut w = World::new();
+    w.cm("default", "a", json!({}));
+    let base = "/api/v1/namespaces/default/configmaps";
+    let bad = |msg: &str| {
+        format!(
+            r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"{msg}","reason":"BadRequest","code":400}}"#
+        )
+    };
+    for (q, want) in [
+        ("limit=x", bad(r#"strconv.ParseInt: parsing \"x\": invalid syntax"#)),
+        ("timeoutSeconds=1.5", bad(r#"strconv.ParseInt: parsing \"1.5\": invalid syntax"#)),
+        ("continue=abc!", bad("invalid continue token: continue key is not valid: illegal base64 data at input byte 3")),
+        (
+            "continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiJhXHUwMDAwIn0&resourceVersion=1",
+            bad("specifying resource version is not allowed when using continue"),
+        ),
+        (
+            "resourceVersion=abc",
+            bad(r#"invalid resource version: resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax"#),
+        ),
+        (
+            "resourceVersion=9",
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: Too large resource version: 9, current: 1","reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1},"code":504}"#.to_string(),
+        ),
+        (
+            "resourceVersionMatch=NotOlderThan",
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"ListOptions","causes":[{"reason":"FieldValueForbidden","message":"Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided","field":"resourceVersionMatch"}]},"code":422}"#.to_string(),
+        ),
+        (
+            "resourceVersion=1&resourceVersionMatch=Newest",
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Unsupported value: \"Newest\": supported values: \"Exact\", \"NotOlderThan\", \"\"","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"ListOptions","causes":[{"reason":"FieldValueNotSupported","message":"Unsupported value: \"Newest\": supported values: \"Exact\", \"NotOlderThan\", \"\"","field":"resourceVersionMatch"}]},"code":422}"#.to_string(),
+        ),
+    ] {
+        let o = w.get(&format!("{base}?{q}"));
+        assert_eq!(text(&o), want, "{q}");
+    }
+    // Accepted resourceVersions: unset, 0, the current one, an older one that is not Exact.
+    w.cm("default", "b", json!({}));
+    for q in [
+        "resourceVersion=",
+        "resourceVersion=0",
+        "resourceVersion=2&resourceVersionMatch=Exact",
+        "resourceVersion=1",
+        "resourceVersion=1&resourceVersionMatch=NotOlderThan",
+        "timeoutSeconds=30&watch=false",
+    ] {
+        let o = w.get(&format!("{base}?{q}"));
+        assert_eq!(o.response.code, 200, "{q}: {}", o.response.body);
+        assert_eq!(names(&o).len(), 2, "{q}");
+    }
+    // An older revision, exactly (or with `limit`, the legacy rule), is gone.
+    for q in [
+        "resourceVersion=1&resourceVersionMatch=Exact",
+        "resourceVersion=1&limit=10",
+    ] {
+        let o = w.get(&format!("{base}?{q}"));
+        assert_eq!(
+            text(&o),
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"The resourceVersion for the provided list is too old.","reason":"Expired","code":410}"#,
+            "{q}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Secrets
+
+#[test]
+fn a_secret_merges_string_data_into_base64_data_and_defaults_its_type() {
+    let mut w = World::new();
+    let c = w.create(
+        "/api/v1/namespaces/default/secrets?fieldManager=kubectl-create",
+        json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "creds"},
+               "data": {"b": "YQ==", "user": "b2xk"}, "stringData": {"user": "admin", "pass": "p@ss"}}),
+    );
+    let u = uid(&c);
+    let want = format!(
+        r#"{{"kind":"Secret","apiVersion":"v1","metadata":{{"name":"creds","namespace":"default","uid":"{u}","resourceVersion":"1","creationTimestamp":"2026-01-01T00:00:00Z","managedFields":[{{"manager":"kubectl-create","operation":"Update","apiVersion":"v1","time":"2026-01-01T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{{"f:data":{{".":{{}},"f:b":{{}},"f:pass":{{}},"f:user":{{}}}},"f:type":{{}}}}}}]}},"data":{{"b":"YQ==","pass":"cEBzcw==","user":"YWRtaW4="}},"type":"Opaque"}}"#
+    );
+    assert_eq!(text(&c), want);
+    assert_eq!(
+        text(&w.get("/api/v1/namespaces/default/secrets/creds")),
+        want
+    );
+    let l = w.get("/api/v1/namespaces/default/secrets");
+    assert_eq!(l.response.body["kind"], "SecretList");
+    assert_eq!(l.response.body["items"][0]["data"]["user"], "YWRtaW4=");
+    assert!(l.response.body["items"][0].get("kind").is_none());
+    // A merge patch with stringData updates data; stringData is never stored.
+    let p = w.send(
+        Method::Patch,
+        "/api/v1/namespaces/default/secrets/creds",
+        Some("application/merge-patch+json"),
+        Some(json!({"stringData": {"pass": "new"}})),
+    );
+    assert_eq!(p.response.code, 200, "{}", p.response.body);
+    assert_eq!(p.response.body["data"]["pass"], "bmV3");
+    assert!(p.response.body.get("stringData").is_none());
+}
+
+#[test]
+fn secret_data_must_be_base64_with_gos_decode_error() {
+    let mut w = World::new();
+    for (value, at) in [("admin", 4), ("My-pass-123", 2), ("YQ=", 3)] {
+        let o = w.post(
+            "/api/v1/namespaces/default/secrets",
+            json!({"metadata": {"name": "s"}, "data": {"k": value}}),
+        );
+        assert_eq!(
+            text(&o),
+            format!(
+                r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data at input byte {at}","reason":"BadRequest","code":400}}"#
+            ),
+            "{value}"
+        );
+    }
+    let o = w.post(
+        "/api/v1/namespaces/default/secrets",
+        json!({"metadata": {"name": "s"}, "stringData": {"k": 1}}),
+    );
+    assert_eq!(
+        o.response.body["message"],
+        "Secret in version \"v1\" cannot be handled as a Secret: json: cannot unmarshal number into Go struct field Secret.stringData of type string"
+    );
+    assert_eq!(w.store.revision(), 0);
+}
+
+#[test]
+fn a_secrets_type_is_immutable() {
+    let mut w = World::new();
+    w.create(
+        "/api/v1/namespaces/default/secrets",
+        json!({"metadata": {"name": "s"}, "type": "example.com/token"}),
+    );
+    let o = w.send(
+        Method::Put,
+        "/api/v1/namespaces/default/secrets/s",
+        Some("application/json"),
+        Some(json!({"metadata": {"name": "s"}, "data": {"k": "dg=="}})),
+    );
+    assert_eq!(
+        text(&o),
+        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Secret \"s\" is invalid: type: Invalid value: \"Opaque\": field is immutable","reason":"Invalid","details":{"name":"s","kind":"Secret","causes":[{"reason":"FieldValueInvalid","message":"Invalid value: \"Opaque\": field is immutable","field":"type"}]},"code":422}"#
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Namespaces
+
+#[test]
+fn the_builtin_namespaces_and_those_objects_live_in_exist() {
+    let mut w = World::new();
+    let d = w.get("/api/v1/namespaces/default");
+    assert_eq!(d.response.code, 200);
+    let u = uid(&d);
+    assert_eq!(
+        text(&d),
+        format!(
+            r#"{{"kind":"Namespace","apiVersion":"v1","metadata":{{"name":"default","uid":"{u}","creationTimestamp":"2026-01-01T00:00:00Z","labels":{{"kubernetes.io/metadata.name":"default"}}}},"spec":{{"finalizers":["kubernetes"]}},"status":{{"phase":"Active"}}}}"#
+        )
+    );
+    // Deterministic: the same uid every time.
+    assert_eq!(uid(&w.get("/api/v1/namespaces/default")), u);
+    let missing = w.get("/api/v1/namespaces/team-a");
+    assert_eq!(
+        text(&missing),
+        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces \"team-a\" not found","reason":"NotFound","details":{"name":"team-a","kind":"namespaces"},"code":404}"#
+    );
+    w.cm("team-a", "c", json!({}));
+    assert_eq!(w.get("/api/v1/namespaces/team-a").response.code, 200);
+    let l = w.get("/api/v1/namespaces");
+    assert_eq!(l.response.body["kind"], "NamespaceList");
+    assert_eq!(
+        names(&l),
+        [
+            "default",
+            "kube-node-lease",
+            "kube-public",
+            "kube-system",
+            "team-a"
+        ]
+    );
+    // Reading namespaces writes nothing.
+    assert_eq!(w.store.revision(), 1);
+}
+
+#[test]
+fn creating_a_namespace_labels_it_and_validates_its_name_as_a_dns_label() {
+    let mut w = World::new();
+    let c = w.create(
+        "/api/v1/namespaces?fieldManager=kubectl-create",
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-b", "namespace": "ignored"}}),
+    );
+    let u = uid(&c);
+    assert_eq!(
+        text(&c),
+        format!(
+            r#"{{"kind":"Namespace","apiVersion":"v1","metadata":{{"name":"team-b","uid":"{u}","resourceVersion":"1","creationTimestamp":"2026-01-01T00:00:00Z","labels":{{"kubernetes.io/metadata.name":"team-b"}},"managedFields":[{{"manager":"kubectl-create","operation":"Update","apiVersion":"v1","time":"2026-01-01T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{{"f:metadata":{{"f:labels":{{".":{{}},"f:kubernetes.io/metadata.name":{{}}}}}}}}}}]}},"spec":{{"finalizers":["kubernetes"]}},"status":{{"phase":"Active"}}}}"#
+        )
+    );
+    assert_eq!(text(&w.get("/api/v1/namespaces/team-b")), text(&c));
+    for name in ["default", "team-b"] {
+        let o = w.post("/api/v1/namespaces", json!({"metadata": {"name": name}}));
+        assert_eq!(
+            text(&o),
+            format!(
+                r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"namespaces \"{name}\" already exists","reason":"AlreadyExists","details":{{"name":"{name}","kind":"namespaces"}},"code":409}}"#
+            )
+        );
+    }
+    for (name, msg) in [
+        ("Team_B", "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"),
+        ("a.b", "must not contain dots"),
+    ] {
+        let o = w.post("/api/v1/namespaces", json!({"metadata": {"name": name}}));
+        assert_eq!(
+            text(&o),
+            format!(
+                r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"Namespace \"{name}\" is invalid: metadata.name: Invalid value: \"{name}\": {msg}","reason":"Invalid","details":{{"name":"{name}","kind":"Namespace","causes":[{{"reason":"FieldValueInvalid","message":"Invalid value: \"{name}\": {msg}","field":"metadata.name"}}]}},"code":422}}"#
+            ),
+            "{name}"
+        );
+    }
+    // Namespaces are created and read, not updated or deleted here.
+    for m in [Method::Put, Method::Patch, Method::Delete] {
+        let o = w.send(
+            m,
+            "/api/v1/namespaces/team-b",
+            Some("application/merge-patch+json"),
+            Some(json!({})),
+        );
+        assert_eq!(o.response.code, 405, "{m:?}");
+    }
+    assert_eq!(w.store.revision(), 1);
+}
+
+#[test]
+fn strict_namespaces_refuse_creates_in_a_missing_namespace_with_404() {
+    let mut w = World::new();
+    // Off by default: the store creates anywhere (every lesson relies on it).
+    assert!(!w.store.strict_namespaces());
+    w.cm("anywhere", "c", json!({}));
+    w.store.set_strict_namespaces(true);
+    let want = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces \"team-c\" not found","reason":"NotFound","details":{"name":"team-c","kind":"namespaces"},"code":404}"#;
+    let o = w.post(
+        "/api/v1/namespaces/team-c/configmaps",
+        json!({"metadata": {"name": "Bad_Name"}}),
+    );
+    assert_eq!(text(&o), want, "admission comes before validation");
+    let o = w.send(
+        Method::Patch,
+        "/api/v1/namespaces/team-c/configmaps/c?fieldManager=kubectl",
+        Some("application/apply-patch+yaml"),
+        Some(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})),
+    );
+    assert_eq!(text(&o), want, "an apply that creates");
+    // Existing: built in, holding an object, created.
+    w.cm("default", "c", json!({}));
+    w.cm("anywhere", "d", json!({}));
+    w.create(
+        "/api/v1/namespaces",
+        json!({"metadata": {"name": "team-c"}}),
+    );
+    w.cm("team-c", "c", json!({}));
+    assert_eq!(w.store.revision(), 5);
+}
