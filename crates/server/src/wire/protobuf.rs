@@ -1,12 +1,13 @@
 //! Kubernetes protobuf request bodies (`application/vnd.kubernetes.protobuf`): the `k8s\0`
 //! envelope and `runtime.Unknown`, decoded to the JSON object. (Owned by the `wire` helper.)
 //!
-//! kubectl 1.32's typed client sends `kubectl create configmap|secret|namespace …` bodies as
-//! protobuf, with no JSON fallback (kubernetes-api-server.md §5.1–§5.2). This decodes them
+//! kubectl 1.32's typed client sends `kubectl create configmap|secret|namespace|deployment …`
+//! bodies as protobuf, with no JSON fallback (kubernetes-api-server.md §5.1–§5.2). This decodes them
 //! into the JSON object a JSON client would have sent for the same object: the JSON Go's
 //! `encoding/json` writes for the decoded struct (its field order, `omitempty`, the
 //! `"creationTimestamp":null` of a zero `metav1.Time`, `spec`/`status` structs always present),
-//! with `kind`/`apiVersion` from the envelope's `typeMeta`.
+//! with `kind`/`apiVersion` from the envelope's `typeMeta`. `tests/wire_kubectl.rs` checks that
+//! for every generator above, the decoded body equals kubectl's own `--dry-run=client -o json`.
 //!
 //! Decoding uses `prost` (its derive): the messages below are the apiserver's own field
 //! numbers and types (k8s.io/api `core/v1/generated.proto`, apimachinery `meta/v1` and
@@ -178,9 +179,331 @@ struct Namespace {
     status: Option<NamespaceStatus>,
 }
 
+#[derive(Clone, PartialEq, Message)]
+struct LabelSelectorRequirement {
+    #[prost(string, optional, tag = "1")]
+    key: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    operator: Option<String>,
+    #[prost(string, repeated, tag = "3")]
+    values: Vec<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct LabelSelector {
+    #[prost(btree_map = "string, string", tag = "1")]
+    match_labels: BTreeMap<String, String>,
+    #[prost(message, repeated, tag = "2")]
+    match_expressions: Vec<LabelSelectorRequirement>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct IntOrString {
+    #[prost(int64, optional, tag = "1")]
+    r#type: Option<i64>,
+    #[prost(int32, optional, tag = "2")]
+    int_val: Option<i32>,
+    #[prost(string, optional, tag = "3")]
+    str_val: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct RollingUpdateDeployment {
+    #[prost(message, optional, tag = "1")]
+    max_unavailable: Option<IntOrString>,
+    #[prost(message, optional, tag = "2")]
+    max_surge: Option<IntOrString>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct DeploymentStrategy {
+    #[prost(string, optional, tag = "1")]
+    r#type: Option<String>,
+    #[prost(message, optional, tag = "2")]
+    rolling_update: Option<RollingUpdateDeployment>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct ContainerPort {
+    #[prost(string, optional, tag = "1")]
+    name: Option<String>,
+    #[prost(int32, optional, tag = "2")]
+    host_port: Option<i32>,
+    #[prost(int32, optional, tag = "3")]
+    container_port: Option<i32>,
+    #[prost(string, optional, tag = "4")]
+    protocol: Option<String>,
+    #[prost(string, optional, tag = "5")]
+    host_ip: Option<String>,
+}
+
+/// `core/v1` EnvVar without `valueFrom` (3): a body using it is refused ([`Walk`]).
+#[derive(Clone, PartialEq, Message)]
+struct EnvVar {
+    #[prost(string, optional, tag = "1")]
+    name: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    value: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct Quantity {
+    #[prost(string, optional, tag = "1")]
+    string: Option<String>,
+}
+
+/// Without `claims` (3).
+#[derive(Clone, PartialEq, Message)]
+struct ResourceRequirements {
+    #[prost(btree_map = "string, message", tag = "1")]
+    limits: BTreeMap<String, Quantity>,
+    #[prost(btree_map = "string, message", tag = "2")]
+    requests: BTreeMap<String, Quantity>,
+}
+
+/// The `core/v1` Container fields `kubectl create deployment` can set, and a few more.
+#[derive(Clone, PartialEq, Message)]
+struct Container {
+    #[prost(string, optional, tag = "1")]
+    name: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    image: Option<String>,
+    #[prost(string, repeated, tag = "3")]
+    command: Vec<String>,
+    #[prost(string, repeated, tag = "4")]
+    args: Vec<String>,
+    #[prost(string, optional, tag = "5")]
+    working_dir: Option<String>,
+    #[prost(message, repeated, tag = "6")]
+    ports: Vec<ContainerPort>,
+    #[prost(message, repeated, tag = "7")]
+    env: Vec<EnvVar>,
+    #[prost(message, optional, tag = "8")]
+    resources: Option<ResourceRequirements>,
+    #[prost(string, optional, tag = "13")]
+    termination_message_path: Option<String>,
+    #[prost(string, optional, tag = "14")]
+    image_pull_policy: Option<String>,
+    #[prost(bool, optional, tag = "16")]
+    stdin: Option<bool>,
+    #[prost(bool, optional, tag = "17")]
+    stdin_once: Option<bool>,
+    #[prost(bool, optional, tag = "18")]
+    tty: Option<bool>,
+    #[prost(string, optional, tag = "20")]
+    termination_message_policy: Option<String>,
+}
+
+/// A subset of `core/v1` PodSpec (containers and the plain scalars next to them).
+#[derive(Clone, PartialEq, Message)]
+struct PodSpec {
+    #[prost(message, repeated, tag = "2")]
+    containers: Vec<Container>,
+    #[prost(string, optional, tag = "3")]
+    restart_policy: Option<String>,
+    #[prost(int64, optional, tag = "4")]
+    termination_grace_period_seconds: Option<i64>,
+    #[prost(int64, optional, tag = "5")]
+    active_deadline_seconds: Option<i64>,
+    #[prost(string, optional, tag = "6")]
+    dns_policy: Option<String>,
+    #[prost(btree_map = "string, string", tag = "7")]
+    node_selector: BTreeMap<String, String>,
+    #[prost(string, optional, tag = "8")]
+    service_account_name: Option<String>,
+    #[prost(string, optional, tag = "9")]
+    service_account: Option<String>,
+    #[prost(message, repeated, tag = "20")]
+    init_containers: Vec<Container>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct PodTemplateSpec {
+    #[prost(message, optional, tag = "1")]
+    metadata: Option<ObjectMeta>,
+    #[prost(message, optional, tag = "2")]
+    spec: Option<PodSpec>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct DeploymentSpec {
+    #[prost(int32, optional, tag = "1")]
+    replicas: Option<i32>,
+    #[prost(message, optional, tag = "2")]
+    selector: Option<LabelSelector>,
+    #[prost(message, optional, tag = "3")]
+    template: Option<PodTemplateSpec>,
+    #[prost(message, optional, tag = "4")]
+    strategy: Option<DeploymentStrategy>,
+    #[prost(int32, optional, tag = "5")]
+    min_ready_seconds: Option<i32>,
+    #[prost(int32, optional, tag = "6")]
+    revision_history_limit: Option<i32>,
+    #[prost(bool, optional, tag = "7")]
+    paused: Option<bool>,
+    #[prost(int32, optional, tag = "9")]
+    progress_deadline_seconds: Option<i32>,
+}
+
+/// `apps/v1` Deployment. Its `status` (3) is not decoded: the apiserver resets a created
+/// Deployment's status (its strategy's `PrepareForCreate`), so the JSON carries `"status":{}`.
+#[derive(Clone, PartialEq, Message)]
+struct Deployment {
+    #[prost(message, optional, tag = "1")]
+    metadata: Option<ObjectMeta>,
+    #[prost(message, optional, tag = "2")]
+    spec: Option<DeploymentSpec>,
+}
+
+/// The messages decoded here only in part. prost (like the apiserver's gogo code) skips
+/// fields it does not declare; for these messages that would silently drop fields the
+/// apiserver knows (a probe, a volume), so before decoding a Deployment its bytes are walked
+/// and any field of these messages not in the list is refused unless it is zero or empty
+/// (gogo writes every non-pointer field, `nodeName: ""` and `hostNetwork: false` included). (The other messages are
+/// declared whole, except ObjectMeta's `managedFields`, which the apiserver overwrites.)
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Walk {
+    Deployment,
+    DeploymentSpec,
+    PodTemplateSpec,
+    PodSpec,
+    Container,
+    EnvVar,
+    ResourceRequirements,
+    /// Declared whole (or the apiserver ignores what is not): not walked further.
+    Whole,
+}
+
+/// For each partly declared message: its name and the (field, message) pairs it may carry.
+fn subset(message: Walk) -> Option<(&'static str, &'static [(u32, Walk)])> {
+    use Walk::*;
+    Some(match message {
+        Deployment => ("Deployment", &[(1, Whole), (2, DeploymentSpec), (3, Whole)]),
+        DeploymentSpec => (
+            "DeploymentSpec",
+            &[
+                (1, Whole),
+                (2, Whole),
+                (3, PodTemplateSpec),
+                (4, Whole),
+                (5, Whole),
+                (6, Whole),
+                (7, Whole),
+                (9, Whole),
+            ],
+        ),
+        PodTemplateSpec => ("PodTemplateSpec", &[(1, Whole), (2, PodSpec)]),
+        PodSpec => (
+            "PodSpec",
+            &[
+                (2, Container),
+                (3, Whole),
+                (4, Whole),
+                (5, Whole),
+                (6, Whole),
+                (7, Whole),
+                (8, Whole),
+                (9, Whole),
+                (20, Container),
+            ],
+        ),
+        Container => (
+            "Container",
+            &[
+                (1, Whole),
+                (2, Whole),
+                (3, Whole),
+                (4, Whole),
+                (5, Whole),
+                (6, Whole),
+                (7, EnvVar),
+                (8, ResourceRequirements),
+                (13, Whole),
+                (14, Whole),
+                (16, Whole),
+                (17, Whole),
+                (18, Whole),
+                (20, Whole),
+            ],
+        ),
+        EnvVar => ("EnvVar", &[(1, Whole), (2, Whole)]),
+        ResourceRequirements => ("ResourceRequirements", &[(1, Whole), (2, Whole)]),
+        Whole => return None,
+    })
+}
+
+/// Walks `bytes` as `message`, refusing a field the partial declarations would drop.
+fn walk(mut bytes: &[u8], message: Walk) -> Result<(), String> {
+    let Some((name, fields)) = subset(message) else {
+        return Ok(());
+    };
+    while !bytes.is_empty() {
+        let (tag, wire_type) =
+            prost::encoding::decode_key(&mut bytes).map_err(|e| e.to_string())?;
+        let inner = fields
+            .iter()
+            .find(|(t, _)| *t == tag)
+            .map(|&(_, inner)| inner);
+        let refuse = || {
+            format!(
+                "rvlab does not decode field {tag} of a protobuf {name} (it decodes a subset of apps/v1 Deployment); send JSON"
+            )
+        };
+        use prost::encoding::WireType;
+        match wire_type {
+            WireType::Varint => {
+                let value =
+                    prost::encoding::decode_varint(&mut bytes).map_err(|e| e.to_string())?;
+                // gogo writes every non-pointer scalar, zero ones too: a zero is "unset".
+                if inner.is_none() && value != 0 {
+                    return Err(refuse());
+                }
+            }
+            WireType::LengthDelimited => {
+                let len = prost::encoding::decode_varint(&mut bytes).map_err(|e| e.to_string())?;
+                let len = usize::try_from(len).map_err(|e| e.to_string())?;
+                if len > bytes.len() {
+                    return Err("failed to decode Protobuf message: buffer underflow".to_owned());
+                }
+                let (field, rest) = bytes.split_at(len);
+                match inner {
+                    Some(inner) => walk(field, inner)?,
+                    // An empty string (always written by gogo) is unset; an empty message is
+                    // a pointer to an empty struct, dropped (the default in every case here).
+                    None if field.is_empty() => {}
+                    None => return Err(refuse()),
+                }
+                bytes = rest;
+            }
+            WireType::SixtyFourBit | WireType::ThirtyTwoBit => {
+                let len = if wire_type == WireType::SixtyFourBit {
+                    8
+                } else {
+                    4
+                };
+                if len > bytes.len() {
+                    return Err("failed to decode Protobuf message: buffer underflow".to_owned());
+                }
+                if inner.is_none() && bytes[..len].iter().any(|b| *b != 0) {
+                    return Err(refuse());
+                }
+                bytes = &bytes[len..];
+            }
+            _ => {
+                return Err(format!(
+                    "unexpected wire type {wire_type:?} in a protobuf {name}"
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Decodes a protobuf request body (the `k8s\0` magic, then a `runtime.Unknown` whose `raw`
 /// is the object) to the JSON object a JSON client would have sent. Decoded kinds: `v1`
-/// `ConfigMap`, `Secret`, `Namespace`. The error texts are for a 400's message: the magic's
+/// `ConfigMap`, `Secret`, `Namespace`, and `apps/v1` `Deployment` with the pod template
+/// fields `kubectl create deployment` sets (a body with other PodSpec/Container fields is
+/// refused with an error naming the field, never decoded with the field dropped). The error texts are for a 400's message: the magic's
 /// is the apiserver's own (`provided data does not appear to be a protobuf message, expected
 /// prefix [107 56 115 0]`), the others are prost's or rvlab's.
 pub fn decode(bytes: &[u8]) -> Result<Value, String> {
@@ -220,12 +543,16 @@ pub fn decode(bytes: &[u8]) -> Result<Value, String> {
         ("v1", "Namespace") => {
             namespace(Namespace::decode(raw.as_slice()).map_err(|e| e.to_string())?)
         }
+        ("apps/v1", "Deployment") => {
+            walk(&raw, Walk::Deployment)?;
+            deployment(Deployment::decode(raw.as_slice()).map_err(|e| e.to_string())?)
+        }
         ("", _) | (_, "") => {
             return Err("the protobuf envelope names no apiVersion and kind".to_owned());
         }
         _ => {
             return Err(format!(
-                "rvlab decodes protobuf bodies of v1 ConfigMap, Secret and Namespace only, not {api_version} {kind}; send JSON"
+                "rvlab decodes protobuf bodies of v1 ConfigMap, Secret, Namespace and apps/v1 Deployment only, not {api_version} {kind}; send JSON"
             ));
         }
     };
@@ -410,6 +737,205 @@ fn namespace(ns: Namespace) -> Map<String, Value> {
     m
 }
 
+fn int_or_string(v: &IntOrString) -> Value {
+    // intstr.IntOrString's MarshalJSON: type 1 is the string, otherwise the int.
+    if v.r#type == Some(1) {
+        json!(v.str_val.clone().unwrap_or_default())
+    } else {
+        json!(v.int_val.unwrap_or(0))
+    }
+}
+
+fn label_selector(selector: LabelSelector) -> Value {
+    let mut m = Map::new();
+    if !selector.match_labels.is_empty() {
+        m.insert("matchLabels".into(), string_map(selector.match_labels));
+    }
+    if !selector.match_expressions.is_empty() {
+        let expressions: Vec<Value> = selector
+            .match_expressions
+            .into_iter()
+            .map(|r| {
+                let mut e = Map::new();
+                e.insert("key".into(), json!(r.key.unwrap_or_default()));
+                e.insert("operator".into(), json!(r.operator.unwrap_or_default()));
+                if !r.values.is_empty() {
+                    e.insert("values".into(), json!(r.values));
+                }
+                Value::Object(e)
+            })
+            .collect();
+        m.insert("matchExpressions".into(), json!(expressions));
+    }
+    Value::Object(m)
+}
+
+/// Go's `omitempty` on a non-pointer scalar gogo always writes: absent when zero.
+fn put_nonzero<T: Into<Value> + PartialEq + Default>(
+    map: &mut Map<String, Value>,
+    key: &str,
+    value: Option<T>,
+) {
+    if let Some(value) = value.filter(|v| *v != T::default()) {
+        map.insert(key.into(), value.into());
+    }
+}
+
+/// A pointer field: present whenever set, zero included.
+fn put_some<T: Into<Value>>(map: &mut Map<String, Value>, key: &str, value: Option<T>) {
+    if let Some(value) = value {
+        map.insert(key.into(), value.into());
+    }
+}
+
+fn quantities(map: BTreeMap<String, Quantity>) -> Value {
+    Value::Object(
+        map.into_iter()
+            .map(|(k, q)| (k, json!(q.string.unwrap_or_default())))
+            .collect(),
+    )
+}
+
+fn container(c: Container) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), json!(c.name.unwrap_or_default()));
+    put_string(&mut m, "image", c.image);
+    if !c.command.is_empty() {
+        m.insert("command".into(), json!(c.command));
+    }
+    if !c.args.is_empty() {
+        m.insert("args".into(), json!(c.args));
+    }
+    put_string(&mut m, "workingDir", c.working_dir);
+    if !c.ports.is_empty() {
+        let ports: Vec<Value> = c
+            .ports
+            .into_iter()
+            .map(|p| {
+                let mut port = Map::new();
+                put_string(&mut port, "name", p.name);
+                put_nonzero(&mut port, "hostPort", p.host_port);
+                port.insert("containerPort".into(), json!(p.container_port.unwrap_or(0)));
+                put_string(&mut port, "protocol", p.protocol);
+                put_string(&mut port, "hostIP", p.host_ip);
+                Value::Object(port)
+            })
+            .collect();
+        m.insert("ports".into(), json!(ports));
+    }
+    if !c.env.is_empty() {
+        let env: Vec<Value> = c
+            .env
+            .into_iter()
+            .map(|e| {
+                let mut var = Map::new();
+                var.insert("name".into(), json!(e.name.unwrap_or_default()));
+                put_string(&mut var, "value", e.value);
+                Value::Object(var)
+            })
+            .collect();
+        m.insert("env".into(), json!(env));
+    }
+    let resources = c.resources.unwrap_or_default();
+    let mut r = Map::new();
+    if !resources.limits.is_empty() {
+        r.insert("limits".into(), quantities(resources.limits));
+    }
+    if !resources.requests.is_empty() {
+        r.insert("requests".into(), quantities(resources.requests));
+    }
+    m.insert("resources".into(), Value::Object(r));
+    put_string(&mut m, "terminationMessagePath", c.termination_message_path);
+    put_string(
+        &mut m,
+        "terminationMessagePolicy",
+        c.termination_message_policy,
+    );
+    put_string(&mut m, "imagePullPolicy", c.image_pull_policy);
+    put_nonzero(&mut m, "stdin", c.stdin);
+    put_nonzero(&mut m, "stdinOnce", c.stdin_once);
+    put_nonzero(&mut m, "tty", c.tty);
+    Value::Object(m)
+}
+
+fn pod_spec(spec: PodSpec) -> Value {
+    let mut m = Map::new();
+    if !spec.init_containers.is_empty() {
+        m.insert(
+            "initContainers".into(),
+            Value::Array(spec.init_containers.into_iter().map(container).collect()),
+        );
+    }
+    // `containers` has no omitempty: a nil slice is `null`.
+    m.insert(
+        "containers".into(),
+        if spec.containers.is_empty() {
+            Value::Null
+        } else {
+            Value::Array(spec.containers.into_iter().map(container).collect())
+        },
+    );
+    put_string(&mut m, "restartPolicy", spec.restart_policy);
+    put_some(
+        &mut m,
+        "terminationGracePeriodSeconds",
+        spec.termination_grace_period_seconds,
+    );
+    put_some(
+        &mut m,
+        "activeDeadlineSeconds",
+        spec.active_deadline_seconds,
+    );
+    put_string(&mut m, "dnsPolicy", spec.dns_policy);
+    if !spec.node_selector.is_empty() {
+        m.insert("nodeSelector".into(), string_map(spec.node_selector));
+    }
+    put_string(&mut m, "serviceAccountName", spec.service_account_name);
+    put_string(&mut m, "serviceAccount", spec.service_account);
+    Value::Object(m)
+}
+
+fn deployment(d: Deployment) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("metadata".into(), object_meta(d.metadata));
+    let spec = d.spec.unwrap_or_default();
+    let mut s = Map::new();
+    put_some(&mut s, "replicas", spec.replicas);
+    if let Some(selector) = spec.selector {
+        s.insert("selector".into(), label_selector(selector));
+    }
+    let template = spec.template.unwrap_or_default();
+    s.insert(
+        "template".into(),
+        json!({"metadata": object_meta(template.metadata), "spec": pod_spec(template.spec.unwrap_or_default())}),
+    );
+    let strategy = spec.strategy.unwrap_or_default();
+    let mut st = Map::new();
+    put_string(&mut st, "type", strategy.r#type);
+    if let Some(rolling) = strategy.rolling_update {
+        let mut r = Map::new();
+        if let Some(v) = &rolling.max_unavailable {
+            r.insert("maxUnavailable".into(), int_or_string(v));
+        }
+        if let Some(v) = &rolling.max_surge {
+            r.insert("maxSurge".into(), int_or_string(v));
+        }
+        st.insert("rollingUpdate".into(), Value::Object(r));
+    }
+    s.insert("strategy".into(), Value::Object(st));
+    put_nonzero(&mut s, "minReadySeconds", spec.min_ready_seconds);
+    put_some(&mut s, "revisionHistoryLimit", spec.revision_history_limit);
+    put_nonzero(&mut s, "paused", spec.paused);
+    put_some(
+        &mut s,
+        "progressDeadlineSeconds",
+        spec.progress_deadline_seconds,
+    );
+    m.insert("spec".into(), Value::Object(s));
+    m.insert("status".into(), json!({}));
+    m
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -561,10 +1087,10 @@ mod tests {
             error.contains("failed to decode Protobuf message"),
             "{error}"
         );
-        let unknown = envelope("apps/v1", "Deployment", Vec::new());
+        let unknown = envelope("apps/v1", "StatefulSet", Vec::new());
         assert_eq!(
             decode(&unknown).unwrap_err(),
-            "rvlab decodes protobuf bodies of v1 ConfigMap, Secret and Namespace only, not apps/v1 Deployment; send JSON"
+            "rvlab decodes protobuf bodies of v1 ConfigMap, Secret, Namespace and apps/v1 Deployment only, not apps/v1 StatefulSet; send JSON"
         );
         assert_eq!(
             decode(&envelope("", "", Vec::new())).unwrap_err(),
@@ -585,7 +1111,63 @@ mod tests {
         assert!(error.contains("UTF-8"), "{error}");
     }
 
+    /// A length-delimited field (tags and lengths under 16 and 128).
+    fn ld(tag: u8, bytes: &[u8]) -> Vec<u8> {
+        let mut out = vec![(tag << 3) | 2, u8::try_from(bytes.len()).unwrap()];
+        out.extend(bytes);
+        out
+    }
+
+    /// A Deployment whose pod spec holds `pod_spec_fields` after one container.
+    fn deployment_with(pod_spec_fields: &[u8]) -> Vec<u8> {
+        let container = ld(1, b"web");
+        let mut pod_spec = ld(2, &container);
+        pod_spec.extend(pod_spec_fields);
+        let template = ld(2, &pod_spec);
+        let spec = ld(3, &template);
+        let mut raw = ld(1, &ld(1, b"d"));
+        raw.extend(ld(2, &spec));
+        envelope("apps/v1", "Deployment", raw)
+    }
+
+    #[test]
+    fn deployment_fields_outside_the_subset_are_refused_unless_empty() {
+        // gogo's empty nodeName (10) and false hostNetwork (11): unset, accepted.
+        let empty = deployment_with(&[0x52, 0x00, 0x58, 0x00]);
+        assert_eq!(
+            decode(&empty).unwrap().to_string(),
+            concat!(
+                r#"{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"d","creationTimestamp":null},"#,
+                r#""spec":{"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":[{"name":"web","resources":{}}]}},"strategy":{}},"status":{}}"#
+            )
+        );
+        // A nodeName, a volume (1), hostNetwork true: refused by name.
+        assert_eq!(
+            decode(&deployment_with(&ld(10, b"node-1"))).unwrap_err(),
+            "rvlab does not decode field 10 of a protobuf PodSpec (it decodes a subset of apps/v1 Deployment); send JSON"
+        );
+        assert!(decode(&deployment_with(&ld(1, &ld(1, b"data"))))
+            .unwrap_err()
+            .contains("field 1 of a protobuf PodSpec"));
+        assert!(decode(&deployment_with(&[0x58, 0x01]))
+            .unwrap_err()
+            .contains("field 11 of a protobuf PodSpec"));
+        // A container's liveness probe (10).
+        let container = [ld(1, b"web"), ld(10, &ld(1, b"x"))].concat();
+        let template = ld(2, &ld(2, &container));
+        let raw = ld(2, &ld(3, &template));
+        assert_eq!(
+            decode(&envelope("apps/v1", "Deployment", raw)).unwrap_err(),
+            "rvlab does not decode field 10 of a protobuf Container (it decodes a subset of apps/v1 Deployment); send JSON"
+        );
+    }
+
     proptest! {
+        #[test]
+        fn random_raw_deployments_never_panic(raw in proptest::collection::vec(any::<u8>(), 0..256)) {
+            let _ = decode(&envelope("apps/v1", "Deployment", raw));
+        }
+
         #[test]
         fn random_bytes_never_panic(body in proptest::collection::vec(any::<u8>(), 0..256)) {
             let _ = decode(&body);
