@@ -121,6 +121,8 @@ pub fn resource_of(group: &str, plural: &str) -> Option<rvlab_core::store::Resou
     use rvlab_core::store::Resource;
     match (group, plural) {
         ("", "configmaps") => Some(Resource::ConfigMap),
+        ("", "secrets") => Some(Resource::Secret),
+        ("", "namespaces") => Some(Resource::Namespace),
         ("apps", "deployments") => Some(Resource::Deployment),
         (g, p) if g.contains('.') && !p.is_empty() => Some(Resource::Custom {
             plural: p.into(),

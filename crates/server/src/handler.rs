@@ -48,6 +48,71 @@ fn header(req: &hyper::Request<Incoming>, name: hyper::header::HeaderName) -> Op
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
 
+/// A Table answer (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`, what human
+/// `kubectl get` sends): the resource and `includeObject`.
+#[derive(Debug, Clone)]
+pub(crate) struct TableWanted {
+    pub resource: rvlab_core::store::Resource,
+    pub include: rvlab_core::store::table::IncludeObject,
+}
+
+impl TableWanted {
+    /// The Table of a GET's answer.
+    pub fn of(&self, body: &Value) -> Value {
+        rvlab_core::store::table::table(body, &self.resource, now_ms(), self.include)
+    }
+}
+
+/// Whether the Accept header's first usable media range is the meta.k8s.io Table (v1 or
+/// v1beta1) rather than the plain object.
+pub(crate) fn wants_table(accept: Option<&str>) -> bool {
+    for range in accept.unwrap_or("").split(',') {
+        let mut parts = range.split(';').map(str::trim);
+        let mt = parts.next().unwrap_or("").to_ascii_lowercase();
+        let (mut as_, mut g, mut v) = (None, None, None);
+        for p in parts {
+            if let Some((k, val)) = p.split_once('=') {
+                match k.trim() {
+                    "as" => as_ = Some(val.trim().to_string()),
+                    "g" => g = Some(val.trim().to_string()),
+                    "v" => v = Some(val.trim().to_string()),
+                    _ => {}
+                }
+            }
+        }
+        match (mt.as_str(), as_.as_deref()) {
+            ("application/json", Some("Table"))
+                if g.as_deref() == Some("meta.k8s.io")
+                    && matches!(v.as_deref(), Some("v1" | "v1beta1")) =>
+            {
+                return true
+            }
+            ("application/json" | "*/*" | "application/*", None) => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The Table a request asks for, if any.
+pub(crate) fn table_wanted(
+    accept: Option<&str>,
+    path: &str,
+    pairs: &[(String, String)],
+) -> Option<TableWanted> {
+    if !wants_table(accept) {
+        return None;
+    }
+    let resource = match client::target(path) {
+        Target::Object((g, p, _, _)) | Target::Collection(g, p, _) => client::resource_of(&g, &p)?,
+        Target::Other => return None,
+    };
+    let include = client::query_value(pairs, "includeObject")
+        .and_then(rvlab_core::store::table::IncludeObject::parse)
+        .unwrap_or_default();
+    Some(TableWanted { resource, include })
+}
+
 /// Why a body could not be had.
 enum BodyError {
     TooLarge,
@@ -123,6 +188,7 @@ pub(crate) async fn handle(
     };
     let user_agent = header(&req, USER_AGENT).map(str::to_string);
     let content_type = header(&req, CONTENT_TYPE).map(str::to_string);
+    let accept = header(&req, hyper::header::ACCEPT).map(str::to_string);
     if let Some(r) = wire_reply(&shared, &req, &path, &query) {
         return Ok(r);
     }
@@ -150,7 +216,8 @@ pub(crate) async fn handle(
     let pairs = client::query_pairs(&query);
     if method == Method::Get && crate::watch::is_watch(&pairs) {
         let program = client::program(user_agent.as_deref());
-        if let Some(r) = crate::watch::start(&shared, &path, &pairs, program) {
+        let table = table_wanted(header(&req, hyper::header::ACCEPT), &path, &pairs);
+        if let Some(r) = crate::watch::start(&shared, &path, &pairs, program, table) {
             return Ok(r);
         }
     }
@@ -217,6 +284,11 @@ pub(crate) async fn handle(
         body: body_value,
     };
     let target = client::target(&path);
+    let table = if method == Method::Get {
+        table_wanted(accept.as_deref(), &path, &pairs)
+    } else {
+        None
+    };
     let program = client::program(user_agent.as_deref());
     let name = client::name(
         client::query_value(&pairs, "fieldManager"),
@@ -301,7 +373,19 @@ pub(crate) async fn handle(
         ));
         outcome
     };
-    Ok(json_reply(outcome.response.code, &outcome.response.body))
+    let body = match &table {
+        Some(t) if outcome.response.code == 200 => t.of(&outcome.response.body),
+        _ => outcome.response.body,
+    };
+    let mut r = json_reply(outcome.response.code, &body);
+    for w in &outcome.warnings {
+        // `299 - "text"`, the text quoted as Go's strconv.Quote (JSON's escaping for text).
+        let v = format!("299 - {}", Value::String(w.clone()));
+        if let Ok(v) = HeaderValue::from_str(&v) {
+            r.headers_mut().append(hyper::header::WARNING, v);
+        }
+    }
+    Ok(r)
 }
 
 /// Discovery, `/version` and OpenAPI: `wire`'s answers (not traced: they are not store

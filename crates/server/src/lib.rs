@@ -129,6 +129,14 @@ pub(crate) fn now_ms() -> u64 {
 /// The store and generator a scenario's setup builds (its `object` lines, created as
 /// `rvlab run` creates them, stamped now).
 fn initial_state(setup: Option<&str>) -> anyhow::Result<(Store, Rng)> {
+    let (mut store, rng) = setup_state(setup)?;
+    // NamespaceLifecycle: a create in a namespace that does not exist is its 404, as on a real
+    // cluster (the scenario's own namespaces exist).
+    store.set_strict_namespaces(true);
+    Ok((store, rng))
+}
+
+fn setup_state(setup: Option<&str>) -> anyhow::Result<(Store, Rng)> {
     let Some(text) = setup else {
         return Ok((Store::new(), Rng::new(0)));
     };

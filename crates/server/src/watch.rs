@@ -23,6 +23,7 @@ use crate::handler::{reply, HttpResponse};
 use crate::Shared;
 use bytes::Bytes;
 use hyper::body::Frame;
+use rvlab_core::store::table::watch_table;
 use rvlab_core::watch::{bookmark_json, entry_json, error_json, WatchEntry, WatchFilter};
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
@@ -89,6 +90,7 @@ pub(crate) fn start(
     path: &str,
     pairs: &[(String, String)],
     program: String,
+    table: Option<crate::handler::TableWanted>,
 ) -> Option<HttpResponse> {
     let Target::Collection(group, plural, namespace) = client::target(path) else {
         return None;
@@ -137,7 +139,11 @@ pub(crate) fn start(
     let shared = shared.clone();
     tokio::spawn(async move {
         let _slot = slot;
-        let mut w = Watcher { tx };
+        let mut w = Watcher {
+            tx,
+            table,
+            first: true,
+        };
         let mut seen = seen;
         match first {
             Err(line) => {
@@ -224,6 +230,9 @@ pub(crate) fn start(
 
 struct Watcher {
     tx: mpsc::Sender<Bytes>,
+    /// Table events for `kubectl get -w`: one-row Tables, the column definitions in the first.
+    table: Option<crate::handler::TableWanted>,
+    first: bool,
 }
 
 impl Watcher {
@@ -235,7 +244,23 @@ impl Watcher {
 
     async fn send_entries(&mut self, entries: &[WatchEntry]) -> bool {
         for e in entries {
-            if !self.send_line(entry_json(e)).await {
+            let line = match &self.table {
+                None => entry_json(e),
+                Some(t) => {
+                    let row = watch_table(
+                        &e.object,
+                        &t.resource,
+                        crate::now_ms(),
+                        t.include,
+                        self.first,
+                    );
+                    self.first = false;
+                    let mut ev = entry_json(e);
+                    ev["object"] = row;
+                    ev
+                }
+            };
+            if !self.send_line(line).await {
                 return false;
             }
         }

@@ -361,3 +361,88 @@ fn kubectl_create_configmaps_protobuf_body_is_decoded() {
     assert_eq!(steps[0]["request"]["content_type"], "application/json");
     h.stop().unwrap();
 }
+
+const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+
+#[test]
+fn kubectl_get_gets_the_apiservers_table() {
+    let h = server(Some(&lesson("stale-update")));
+    let a = request(
+        h.addr(),
+        "GET",
+        &format!("{CM}?limit=500"),
+        &[("Accept", TABLE_ACCEPT)],
+        b"",
+    );
+    assert_eq!(a.code, 200);
+    let t = a.json();
+    assert_eq!(t["kind"], "Table");
+    assert_eq!(t["apiVersion"], "meta.k8s.io/v1");
+    let cols: Vec<&str> = t["columnDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(cols, ["Name", "Data", "Age"]);
+    assert_eq!(t["rows"][0]["cells"][0], "my-config");
+    assert_eq!(t["rows"][0]["cells"][1], 1);
+    assert_eq!(t["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+    // One object too; plain JSON when the Accept header does not ask.
+    let a = request(
+        h.addr(),
+        "GET",
+        &format!("{CM}/my-config"),
+        &[("Accept", TABLE_ACCEPT)],
+        b"",
+    );
+    assert_eq!(a.json()["kind"], "Table");
+    let a = request(
+        h.addr(),
+        "GET",
+        &format!("{CM}/my-config"),
+        &[("Accept", "application/json")],
+        b"",
+    );
+    assert_eq!(a.json()["kind"], "ConfigMap");
+    // Errors stay Status.
+    let a = request(
+        h.addr(),
+        "GET",
+        &format!("{CM}/nope"),
+        &[("Accept", TABLE_ACCEPT)],
+        b"",
+    );
+    assert_eq!(a.code, 404);
+    assert_eq!(a.json()["kind"], "Status");
+    h.stop().unwrap();
+}
+
+#[test]
+fn warnings_are_warning_headers_and_namespaces_must_exist() {
+    let h = server(None);
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "w"}, "datta": {"k": "v"}});
+    let a = request(
+        h.addr(),
+        "POST",
+        &format!("{CM}?fieldValidation=Warn"),
+        &[("Content-Type", "application/json")],
+        cm.to_string().as_bytes(),
+    );
+    assert_eq!(a.code, 201, "{}", a.text());
+    assert_eq!(
+        a.header("warning"),
+        Some(r#"299 - "unknown field \"datta\"""#)
+    );
+    // NamespaceLifecycle: a create in a namespace that does not exist.
+    let a = request(
+        h.addr(),
+        "POST",
+        "/api/v1/namespaces/nope/configmaps",
+        &[("Content-Type", "application/json")],
+        br#"{"metadata":{"name":"x"}}"#,
+    );
+    assert_eq!(a.code, 404, "{}", a.text());
+    assert_eq!(a.json()["message"], r#"namespaces "nope" not found"#);
+    h.stop().unwrap();
+}

@@ -159,3 +159,35 @@ fn watchers_are_bounded_with_the_apiservers_429() {
     }));
     h.stop().unwrap();
 }
+
+#[test]
+fn kubectl_get_w_gets_one_row_tables_with_the_columns_first() {
+    let h = server(Some(&lesson("stale-update")));
+    let mut s = TcpStream::connect(h.addr()).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(
+        s,
+        "GET {CM}?resourceVersion=100&watch=true HTTP/1.1\r\nHost: x\r\nAccept: application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json\r\n\r\n"
+    )
+    .unwrap();
+    let mut r = BufReader::new(s);
+    loop {
+        let mut l = String::new();
+        r.read_line(&mut l).unwrap();
+        if l == "\r\n" {
+            break;
+        }
+    }
+    put_data(h.addr(), "my-config", "t");
+    put_data(h.addr(), "my-config", "u");
+    let ev = next_event(&mut r).unwrap();
+    assert_eq!(ev["type"], "MODIFIED", "{ev}");
+    assert_eq!(ev["object"]["kind"], "Table");
+    assert!(ev["object"]["columnDefinitions"].is_array());
+    assert_eq!(ev["object"]["rows"].as_array().unwrap().len(), 1);
+    let ev = next_event(&mut r).unwrap();
+    assert_eq!(ev["type"], "MODIFIED");
+    assert_eq!(ev["object"]["kind"], "Table");
+    assert!(ev["object"]["columnDefinitions"].is_null());
+    h.stop().unwrap();
+}
