@@ -10,6 +10,7 @@
 //! - [`names`]: the one validator of Kubernetes object names (DNS subdomains and labels);
 //! - [`engine`]: the world as a value and one step of one client (client-go retry semantics);
 //! - [`schedule`]: schedule tokens (`a3b2a`); [`run`]: a run, any of its worlds in O(1), expectations;
+//! - [`watch`]: the watch cache the server keeps next to the store (`?watch=true` events);
 //! - [`view`]: preformatted views for the page; [`yaml`]: kubectl-style YAML; [`trace`]: the JSON trace;
 //! - [`explore`]: every order of the clients' requests, with exact counts ([`explore::ScenarioExplorer`]);
 //! - [`share`]: share links (versioned, compressed URL fragments);
@@ -38,4 +39,5 @@ pub mod store;
 pub mod trace;
 pub mod vecmap;
 pub mod view;
+pub mod watch;
 pub mod yaml;

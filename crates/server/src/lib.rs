@@ -3,5 +3,272 @@
 //! serialised, linearizable state). This crate is transport only: the apiserver's rules are
 //! the core's (`rvlab_core::store`), the wire formats of discovery, OpenAPI and protobuf are in
 //! [`wire`]. docs/serve.md.
+//!
+//! - [`serve`] runs a server until a future completes; [`bind`] + [`Server::run`] do the same
+//!   in two steps (the address is known before serving: `--listen 127.0.0.1:0`);
+//! - [`spawn`] starts one on its own runtime thread and returns a [`Handle`] (tests).
 
+mod body;
+mod client;
+mod handler;
+mod http;
+mod kubeconfig;
+pub mod limits;
+mod trace;
 pub mod wire;
+
+pub use limits::Limits;
+
+use rvlab_core::rng::Rng;
+use rvlab_core::store::{Store, EPOCH_UNIX_SECONDS};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+/// What a server is started with. Build it with `Options { listen: …, ..Options::default() }`
+/// so new fields do not break callers.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The address to listen on, `HOST:PORT` (`127.0.0.1:0` picks a free port).
+    pub listen: String,
+    /// A scenario's text: its `object` setup is loaded into the store (its clients are not
+    /// run). `None`: the store starts empty.
+    pub setup: Option<String>,
+    /// Write a kubeconfig for this server here.
+    pub kubeconfig: Option<PathBuf>,
+    /// Write the trace here, as JSON Lines (one step per line, as requests are answered).
+    pub trace: Option<PathBuf>,
+    /// The bounds (docs/serve.md); the default is the documented figures.
+    pub limits: Limits,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            listen: DEFAULT_LISTEN.into(),
+            setup: None,
+            kubeconfig: None,
+            trace: None,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// `rvlab serve`'s default address.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8001";
+
+/// The one serialised state: every request takes the lock once, for the whole store
+/// operation, so requests are linearizable in lock order.
+pub(crate) struct State {
+    pub store: Store,
+    pub rng: Rng,
+    pub observed: client::Observed,
+    pub trace: trace::Trace,
+}
+
+/// What every connection shares.
+pub(crate) struct Shared {
+    state: Mutex<State>,
+    pub limits: Limits,
+    pub started: Instant,
+    /// Open watches (bounded by `Limits::max_watchers`).
+    #[allow(dead_code)]
+    pub watchers: std::sync::atomic::AtomicUsize,
+    pub shutdown: tokio::sync::watch::Receiver<bool>,
+}
+
+impl Shared {
+    /// The state, even after a panic under the lock (the store is a value; a panic in
+    /// `Store::handle` is caught before it could leave the lock poisoned, see `handler`).
+    pub fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Wall-clock milliseconds since the store's epoch (`EPOCH_UNIX_SECONDS`), so timestamps and
+/// kubectl's AGE are real.
+pub(crate) fn now_ms() -> u64 {
+    let unix_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    let epoch_ms = (EPOCH_UNIX_SECONDS as u128) * 1000;
+    u64::try_from(unix_ms.saturating_sub(epoch_ms)).unwrap_or(u64::MAX)
+}
+
+/// Decodes a protobuf request body (`wire::protobuf`, once it has landed).
+pub(crate) fn protobuf_decode(_bytes: &[u8]) -> Result<serde_json::Value, String> {
+    Err("protobuf request bodies are not decoded by this build".into())
+}
+
+/// The store and generator a scenario's setup builds (its `object` lines, created as
+/// `rvlab run` creates them, stamped now).
+fn initial_state(setup: Option<&str>) -> anyhow::Result<(Store, Rng)> {
+    let Some(text) = setup else {
+        return Ok((Store::new(), Rng::new(0)));
+    };
+    let parsed = rvlab_core::lang::parse(text);
+    if parsed.has_errors() {
+        let lines: Vec<String> = parsed
+            .diagnostics
+            .iter()
+            .map(|d| d.render("<setup>", text))
+            .collect();
+        anyhow::bail!("the scenario has errors:\n{}", lines.join("\n"));
+    }
+    let Some(scenario) = parsed.scenario else {
+        anyhow::bail!("the scenario has errors");
+    };
+    let world = rvlab_core::engine::World::new_at(&scenario, 0, now_ms())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok((world.store, world.rng))
+}
+
+/// A bound, not yet serving, server.
+pub struct Server {
+    listener: tokio::net::TcpListener,
+    shared: Arc<Shared>,
+    shutdown_tx: tokio::sync::watch::Sender<bool>,
+    kubeconfig: Option<PathBuf>,
+}
+
+/// Binds the address, loads the scenario, writes the kubeconfig. Must run inside a tokio
+/// runtime.
+pub async fn bind(options: Options) -> anyhow::Result<Server> {
+    let (store, rng) = initial_state(options.setup.as_deref())?;
+    let trace = trace::Trace::new(options.limits.trace_memory_bytes, options.trace.as_deref())?;
+    let listener = tokio::net::TcpListener::bind(&options.listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", options.listen))?;
+    let addr = listener.local_addr()?;
+    if let Some(path) = &options.kubeconfig {
+        kubeconfig::write(path, addr)?;
+    }
+    let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
+    let shared = Arc::new(Shared {
+        state: Mutex::new(State {
+            store,
+            rng,
+            observed: client::Observed::default(),
+            trace,
+        }),
+        limits: options.limits,
+        started: Instant::now(),
+        watchers: Default::default(),
+        shutdown: shutdown_rx,
+    });
+    Ok(Server {
+        listener,
+        shared,
+        shutdown_tx,
+        kubeconfig: options.kubeconfig,
+    })
+}
+
+impl Server {
+    /// The address it listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener
+            .local_addr()
+            .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
+    /// `http://HOST:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.local_addr())
+    }
+
+    /// The kubeconfig it wrote, if any.
+    pub fn kubeconfig(&self) -> Option<&std::path::Path> {
+        self.kubeconfig.as_deref()
+    }
+
+    /// Serves until `shutdown` completes, then stops accepting, ends watches, lets requests in
+    /// flight finish (at most 5 s) and returns.
+    pub async fn run(self, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
+        http::run(self.listener, self.shared, self.shutdown_tx, shutdown).await
+    }
+}
+
+/// Binds and serves until `shutdown` completes.
+pub async fn serve(options: Options, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
+    bind(options).await?.run(shutdown).await
+}
+
+/// A server running on its own runtime thread (two worker threads).
+pub struct Handle {
+    addr: SocketAddr,
+    kubeconfig: Option<PathBuf>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
+}
+
+/// Starts a server on its own thread; returns once it listens.
+pub fn spawn(options: Options) -> anyhow::Result<Handle> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("rvlab-serve")
+        .enable_all()
+        .build()?;
+    let server = rt.block_on(bind(options))?;
+    let addr = server.local_addr();
+    let kubeconfig = server.kubeconfig.clone();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::Builder::new()
+        .name("rvlab-serve-main".into())
+        .spawn(move || {
+            let r = rt.block_on(server.run(async {
+                let _ = rx.await;
+            }));
+            rt.shutdown_timeout(std::time::Duration::from_secs(1));
+            r
+        })?;
+    Ok(Handle {
+        addr,
+        kubeconfig,
+        stop: Some(tx),
+        thread: Some(thread),
+    })
+}
+
+impl Handle {
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The kubeconfig it wrote, if [`Options::kubeconfig`] was set.
+    pub fn kubeconfig(&self) -> Option<&std::path::Path> {
+        self.kubeconfig.as_deref()
+    }
+
+    /// Stops the server and waits for it.
+    pub fn stop(mut self) -> anyhow::Result<()> {
+        self.stop_inner()
+    }
+
+    fn stop_inner(&mut self) -> anyhow::Result<()> {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        match self.thread.take() {
+            Some(t) => t
+                .join()
+                .map_err(|_| anyhow::anyhow!("the server thread panicked"))?,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        let _ = self.stop_inner();
+    }
+}

@@ -82,6 +82,13 @@ impl World {
     /// Builds the starting world: the store with the setup objects created in order (as
     /// `POST ?fieldManager=kubectl-create` by `setup`), every client at its first statement.
     pub fn new(scenario: &Scenario, seed: u64) -> Result<World, RunError> {
+        World::new_at(scenario, seed, 0)
+    }
+
+    /// [`World::new`] with the setup objects stamped at `now_ms` (milliseconds since
+    /// [`crate::store::EPOCH_UNIX_SECONDS`]) instead of the epoch: `rvlab serve` loads a
+    /// scenario's objects at the wall-clock time it starts, so their age is real.
+    pub fn new_at(scenario: &Scenario, seed: u64, now_ms: u64) -> Result<World, RunError> {
         let n = u32::try_from(scenario.clients.len()).unwrap_or(u32::MAX);
         if n > MAX_CLIENTS {
             return Err(RunError::TooManyClients(n));
@@ -128,7 +135,7 @@ impl World {
                 base_revision: 0,
             };
             let mut env = Env {
-                now_ms: 0,
+                now_ms,
                 rng: &mut world.rng,
             };
             let out = world.store.handle(&req, &actor, &mut env);

@@ -621,6 +621,20 @@ impl Store {
     }
 }
 
+impl Store {
+    /// For `crate::watch`: the resource a request addresses and, when it names an object, that
+    /// object as it is now (before the request runs). `None` for a path the store does not serve.
+    pub(crate) fn addressed(&self, req: &Request) -> Option<(Resource, Option<Value>)> {
+        let t = path::parse(&req.path).ok()?;
+        let current = t
+            .name
+            .as_deref()
+            .and_then(|name| self.objects.get(&objref(&t, name)))
+            .map(|e| e.object.clone());
+        Some((t.resource, current))
+    }
+}
+
 fn objref(t: &Target, name: &str) -> ObjectRef {
     ObjectRef {
         resource: t.resource.clone(),

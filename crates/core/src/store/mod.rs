@@ -37,12 +37,12 @@ use std::hash::{Hash, Hasher};
 
 mod fields;
 mod handler;
-mod meta;
+pub(crate) mod meta;
 mod patch;
 mod path;
 mod provenance;
 mod reference;
-mod status;
+pub(crate) mod status;
 
 pub use provenance::join_path;
 pub use reference::{ObjectRef, Resource};

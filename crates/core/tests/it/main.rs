@@ -9,3 +9,4 @@ mod explore;
 mod lang;
 mod narration;
 mod store;
+mod watch;

@@ -1,0 +1,300 @@
+//! One HTTP request: route (the server's own `/rvlab/v1/trace`, the wire documents, else the
+//! store), read and decode the body within its bounds, name the client, serve it under the
+//! state's lock, record the step, answer JSON.
+
+use crate::body::{self, Use};
+use crate::client::{self, Target};
+use crate::{now_ms, Shared};
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::header::{HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, USER_AGENT};
+use rvlab_core::store::{Actor, Env, Method, Outcome, Request, Response};
+use serde_json::Value;
+use std::convert::Infallible;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+pub(crate) type Body = BoxBody<Bytes, Infallible>;
+pub(crate) type HttpResponse = hyper::Response<Body>;
+
+/// A response with a body and content type.
+pub(crate) fn reply(code: u16, content_type: &str, body: Vec<u8>) -> HttpResponse {
+    let mut r = hyper::Response::new(Full::new(Bytes::from(body)).boxed());
+    *r.status_mut() =
+        hyper::StatusCode::from_u16(code).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+    if let Ok(v) = HeaderValue::from_str(content_type) {
+        r.headers_mut().insert(CONTENT_TYPE, v);
+    }
+    r
+}
+
+/// A JSON response.
+pub(crate) fn json_reply(code: u16, body: &Value) -> HttpResponse {
+    reply(code, "application/json", body.to_string().into_bytes())
+}
+
+fn header(req: &hyper::Request<Incoming>, name: hyper::header::HeaderName) -> Option<&str> {
+    req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Why a body could not be had.
+enum BodyError {
+    TooLarge,
+    /// The client went away or stalled past the body timeout: no answer, close.
+    Gone,
+}
+
+async fn read_body(req: hyper::Request<Incoming>, shared: &Shared) -> Result<Bytes, BodyError> {
+    let limit = shared.limits.max_body_bytes;
+    let declared = req
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(BodyError::TooLarge);
+    }
+    let collect = Limited::new(req.into_body(), limit).collect();
+    match tokio::time::timeout(shared.limits.body_read_timeout, collect).await {
+        Err(_) => Err(BodyError::Gone),
+        Ok(Ok(c)) => Ok(c.to_bytes()),
+        Ok(Err(e)) => {
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some()
+            {
+                Err(BodyError::TooLarge)
+            } else {
+                Err(BodyError::Gone)
+            }
+        }
+    }
+}
+
+/// The path the store is given: a write that names no `fieldManager` is managed by the
+/// User-Agent's prefix, as the apiserver does (`managerOrUserAgent`); an apply must name one
+/// (422 from the store), so it is left alone.
+fn store_path(
+    path_q: &str,
+    method: Method,
+    content_type: Option<&str>,
+    pairs: &[(String, String)],
+    user_agent: Option<&str>,
+) -> String {
+    let writes = matches!(method, Method::Post | Method::Put | Method::Patch);
+    let apply = body::media_type(content_type) == "application/apply-patch+yaml";
+    if !writes || apply || client::query_value(pairs, "fieldManager").is_some_and(|m| !m.is_empty())
+    {
+        return path_q.to_string();
+    }
+    let manager = client::manager_from_user_agent(user_agent);
+    if manager.is_empty() {
+        return path_q.to_string();
+    }
+    let enc: String = form_urlencoded::byte_serialize(manager.as_bytes()).collect();
+    let sep = if path_q.contains('?') { '&' } else { '?' };
+    format!("{path_q}{sep}fieldManager={enc}")
+}
+
+/// Serves one request. Never fails: every problem is an HTTP answer, or a closed connection
+/// for a client that stopped sending.
+pub(crate) async fn handle(
+    req: hyper::Request<Incoming>,
+    shared: Arc<Shared>,
+) -> Result<HttpResponse, std::io::Error> {
+    let path_q = req
+        .uri()
+        .path_and_query()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_else(|| "/".into());
+    let (path, query) = match path_q.split_once('?') {
+        Some((p, q)) => (p.to_string(), q.to_string()),
+        None => (path_q.clone(), String::new()),
+    };
+    let user_agent = header(&req, USER_AGENT).map(str::to_string);
+    let content_type = header(&req, CONTENT_TYPE).map(str::to_string);
+    let method = match *req.method() {
+        hyper::Method::GET => Method::Get,
+        hyper::Method::POST => Method::Post,
+        hyper::Method::PUT => Method::Put,
+        hyper::Method::PATCH => Method::Patch,
+        hyper::Method::DELETE => Method::Delete,
+        _ => {
+            return Ok(json_reply(
+                405,
+                &body::status(
+                    405,
+                    "MethodNotAllowed",
+                    "the server does not allow this method on the requested resource",
+                ),
+            ))
+        }
+    };
+    if method == Method::Get && path == "/rvlab/v1/trace" {
+        let doc = shared.lock().trace.document();
+        return Ok(json_reply(200, &doc));
+    }
+    let pairs = client::query_pairs(&query);
+    let how = match method {
+        Method::Post | Method::Put => Use::Object,
+        Method::Patch => Use::Patch,
+        Method::Delete => Use::Options,
+        Method::Get => Use::None,
+    };
+    let bytes = if how == Use::None {
+        Bytes::new()
+    } else {
+        match read_body(req, &shared).await {
+            Ok(b) => b,
+            Err(BodyError::TooLarge) => {
+                let status = body::too_large(shared.limits.max_body_bytes);
+                return Ok(record_refusal(
+                    &shared,
+                    method,
+                    &path_q,
+                    content_type.as_deref(),
+                    &user_agent,
+                    &pairs,
+                    status,
+                ));
+            }
+            Err(BodyError::Gone) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    "the request body did not arrive",
+                ))
+            }
+        }
+    };
+    let (body_value, store_ct) = match body::decode(how, content_type.as_deref(), &bytes) {
+        Ok(d) => d,
+        Err(status) => {
+            return Ok(record_refusal(
+                &shared,
+                method,
+                &path_q,
+                content_type.as_deref(),
+                &user_agent,
+                &pairs,
+                status,
+            ));
+        }
+    };
+    let request = Request {
+        method,
+        path: store_path(
+            &path_q,
+            method,
+            store_ct.as_deref(),
+            &pairs,
+            user_agent.as_deref(),
+        ),
+        content_type: store_ct,
+        body: body_value,
+    };
+    let target = client::target(&path);
+    let program = client::program(user_agent.as_deref());
+    let name = client::name(
+        client::query_value(&pairs, "fieldManager"),
+        user_agent.as_deref(),
+    );
+    let outcome = {
+        let mut guard = shared.lock();
+        let st = &mut *guard;
+        let observed = match &target {
+            Target::Object(key) => st.observed.get(&program, key),
+            _ => 0,
+        };
+        let base = observed.max(client::body_revision(request.body.as_ref()).unwrap_or(0));
+        let actor = Actor {
+            name: name.clone(),
+            base_revision: base,
+        };
+        let now = now_ms();
+        let (store, rng) = (&mut st.store, &mut st.rng);
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            let mut env = Env { now_ms: now, rng };
+            store.handle(&request, &actor, &mut env)
+        }))
+        .unwrap_or_else(|_| Outcome {
+            response: Response {
+                code: 500,
+                body: body::status(
+                    500,
+                    "InternalError",
+                    "Internal error occurred: the server failed serving this request (a bug in rvlab: please report it)",
+                ),
+            },
+            revision: None,
+            lost_updates: Vec::new(),
+        });
+        st.observed.record(
+            &program,
+            &target,
+            outcome.response.code,
+            &outcome.response.body,
+            outcome.revision,
+        );
+        let traced = Request {
+            path: path_q.clone(),
+            ..request.clone()
+        };
+        let index = st.trace.next_index();
+        let clock = shared.started.elapsed().as_secs_f64() * 1000.0;
+        st.trace.push(crate::trace::step_json(
+            index,
+            &name,
+            clock,
+            &traced,
+            &outcome.response,
+            outcome.revision,
+            &outcome.lost_updates,
+        ));
+        outcome
+    };
+    Ok(json_reply(outcome.response.code, &outcome.response.body))
+}
+
+/// Answers a request the HTTP layer refused (413, 415, 400), recording it in the trace.
+fn record_refusal(
+    shared: &Shared,
+    method: Method,
+    path_q: &str,
+    content_type: Option<&str>,
+    user_agent: &Option<String>,
+    pairs: &[(String, String)],
+    status: Value,
+) -> HttpResponse {
+    let code = status
+        .get("code")
+        .and_then(Value::as_u64)
+        .and_then(|c| u16::try_from(c).ok())
+        .unwrap_or(400);
+    let name = client::name(
+        client::query_value(pairs, "fieldManager"),
+        user_agent.as_deref(),
+    );
+    let req = Request {
+        method,
+        path: path_q.to_string(),
+        content_type: content_type.map(str::to_string),
+        body: None,
+    };
+    let resp = Response { code, body: status };
+    {
+        let mut st = shared.lock();
+        let index = st.trace.next_index();
+        let clock = shared.started.elapsed().as_secs_f64() * 1000.0;
+        st.trace.push(crate::trace::step_json(
+            index,
+            &name,
+            clock,
+            &req,
+            &resp,
+            None,
+            &[],
+        ));
+    }
+    json_reply(code, &resp.body)
+}
