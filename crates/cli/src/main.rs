@@ -12,6 +12,7 @@ mod grade;
 mod input;
 mod lessons;
 mod run;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -33,6 +34,7 @@ Commands:
   lessons        list the built-in lessons, or export them (--export DIR)
   exercises      list the built-in exercises, or export them with solutions (--export DIR)
   grade EX SUB.. grade submissions against an exercise (PASS / FAIL per submission)
+  serve [FILE]   serve the Kubernetes API on the model store, for kubectl and client libraries
   help           show this help
 
 FILE is a path, `-` for standard input, or `lesson:ID` for a built-in lesson.
@@ -62,6 +64,7 @@ fn main() -> ExitCode {
         Some("exercises") => exercises::main(&argv[1..]),
         Some("grade") => grade::main(&argv[1..]),
         Some("explore") => explore::main(&argv[1..]),
+        Some("serve") => serve::main(&argv[1..]),
         Some("bench-explore") => explore::bench_main(&argv[1..]),
         Some(other) => {
             eprintln!("error: unknown command `{other}`\n\n{HELP}");

@@ -127,7 +127,7 @@ pub fn decode(how: Use, content_type: Option<&str>, bytes: &[u8]) -> Result<Deco
                 })?,
                 "application/yaml" => yaml(bytes).map_err(bad)?,
                 "application/vnd.kubernetes.protobuf" => {
-                    crate::protobuf_decode(bytes).map_err(bad)?
+                    crate::wire::protobuf::decode(bytes).map_err(bad)?
                 }
                 _ => return Err(unsupported(OBJECT_TYPES)),
             };

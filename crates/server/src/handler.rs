@@ -24,7 +24,16 @@ pub(crate) fn reply(code: u16, content_type: &str, body: Vec<u8>) -> HttpRespons
     let mut r = hyper::Response::new(Full::new(Bytes::from(body)).boxed());
     *r.status_mut() =
         hyper::StatusCode::from_u16(code).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
-    if let Ok(v) = HeaderValue::from_str(content_type) {
+    if let Ok(v) = HeaderValue::from_str(content_type)
+        .map_err(drop)
+        .and_then(|v| {
+            if content_type.is_empty() {
+                Err(())
+            } else {
+                Ok(v)
+            }
+        })
+    {
         r.headers_mut().insert(CONTENT_TYPE, v);
     }
     r
@@ -114,6 +123,9 @@ pub(crate) async fn handle(
     };
     let user_agent = header(&req, USER_AGENT).map(str::to_string);
     let content_type = header(&req, CONTENT_TYPE).map(str::to_string);
+    if let Some(r) = wire_reply(&shared, &req, &path, &query) {
+        return Ok(r);
+    }
     let method = match *req.method() {
         hyper::Method::GET => Method::Get,
         hyper::Method::POST => Method::Post,
@@ -136,6 +148,12 @@ pub(crate) async fn handle(
         return Ok(json_reply(200, &doc));
     }
     let pairs = client::query_pairs(&query);
+    if method == Method::Get && crate::watch::is_watch(&pairs) {
+        let program = client::program(user_agent.as_deref());
+        if let Some(r) = crate::watch::start(&shared, &path, &pairs, program) {
+            return Ok(r);
+        }
+    }
     let how = match method {
         Method::Post | Method::Put => Use::Object,
         Method::Patch => Use::Patch,
@@ -212,10 +230,24 @@ pub(crate) async fn handle(
             base_revision: base,
         };
         let now = now_ms();
-        let (store, rng) = (&mut st.store, &mut st.rng);
+        let dry_run = client::query_value(&pairs, "dryRun").is_some();
+        let (store, rng, cache) = (&mut st.store, &mut st.rng, &mut st.cache);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
+            if dry_run {
+                // `dryRun`: the request runs on a copy of the store and generator, which is
+                // then dropped: the answer is the write's, nothing is stored or watched.
+                let (mut store, mut rng) = (store.clone(), rng.clone());
+                let mut env = Env {
+                    now_ms: now,
+                    rng: &mut rng,
+                };
+                let mut o = store.handle(&request, &actor, &mut env);
+                o.revision = None;
+                o.lost_updates.clear();
+                return o;
+            }
             let mut env = Env { now_ms: now, rng };
-            store.handle(&request, &actor, &mut env)
+            cache.handle(store, &request, &actor, &mut env)
         }))
         .unwrap_or_else(|_| Outcome {
             response: Response {
@@ -229,13 +261,23 @@ pub(crate) async fn handle(
             revision: None,
             lost_updates: Vec::new(),
         });
-        st.observed.record(
-            &program,
-            &target,
-            outcome.response.code,
-            &outcome.response.body,
-            outcome.revision,
-        );
+        if outcome.revision.is_some() {
+            shared.revision_tx.send_replace(st.store.revision());
+        }
+        if let Target::Object((g, p, _, _)) | Target::Collection(g, p, _) = &target {
+            if g.contains('.') && (200..300).contains(&outcome.response.code) {
+                st.customs.insert((p.clone(), g.clone()));
+            }
+        }
+        if !dry_run {
+            st.observed.record(
+                &program,
+                &target,
+                outcome.response.code,
+                &outcome.response.body,
+                outcome.revision,
+            );
+        }
         let traced = Request {
             path: path_q.clone(),
             ..request.clone()
@@ -254,6 +296,46 @@ pub(crate) async fn handle(
         outcome
     };
     Ok(json_reply(outcome.response.code, &outcome.response.body))
+}
+
+/// Discovery, `/version` and OpenAPI: `wire`'s answers (not traced: they are not store
+/// requests).
+fn wire_reply(
+    shared: &Shared,
+    req: &hyper::Request<Incoming>,
+    path: &str,
+    query: &str,
+) -> Option<HttpResponse> {
+    let segments = path.trim_matches('/').split('/').count();
+    let owned = path.starts_with("/openapi/")
+        || path == "/version"
+        || ((path.starts_with("/api/") || path == "/api" || path.starts_with("/apis"))
+            && segments <= 3);
+    if !owned {
+        return None;
+    }
+    let accept = header(req, hyper::header::ACCEPT);
+    let host = header(req, hyper::header::HOST);
+    let served = shared.lock().served();
+    let reply = if path.starts_with("/openapi/") {
+        if *req.method() != hyper::Method::GET {
+            Some(crate::wire::Reply::method_not_allowed())
+        } else {
+            crate::wire::openapi::answer(path, Some(query).filter(|q| !q.is_empty()), &served)
+        }
+    } else {
+        crate::wire::discovery::answer_at(req.method().as_str(), path, accept, &served, host)
+    }?;
+    let mut r = self::reply(reply.code, &reply.content_type, reply.body);
+    for (n, v) in &reply.headers {
+        if let (Ok(n), Ok(v)) = (
+            hyper::header::HeaderName::from_bytes(n.as_bytes()),
+            HeaderValue::from_str(v),
+        ) {
+            r.headers_mut().append(n, v);
+        }
+    }
+    Some(r)
 }
 
 /// Answers a request the HTTP layer refused (413, 415, 400), recording it in the trace.

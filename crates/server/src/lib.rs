@@ -15,6 +15,7 @@ mod http;
 mod kubeconfig;
 pub mod limits;
 mod trace;
+mod watch;
 pub mod wire;
 
 pub use limits::Limits;
@@ -56,6 +57,12 @@ impl Default for Options {
     }
 }
 
+/// Writes a kubeconfig for a server at `addr` to `path` (plain http, an empty user, namespace
+/// `default`; a wildcard address is written as loopback).
+pub fn write_kubeconfig(path: &std::path::Path, addr: SocketAddr) -> anyhow::Result<()> {
+    kubeconfig::write(path, addr)
+}
+
 /// `rvlab serve`'s default address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8001";
 
@@ -66,6 +73,25 @@ pub(crate) struct State {
     pub rng: Rng,
     pub observed: client::Observed,
     pub trace: trace::Trace,
+    /// Every request goes through it, so watches see every write.
+    pub cache: rvlab_core::watch::WatchCache,
+    /// The custom resources served (plural, group): the scenario's, and any a write created.
+    pub customs: std::collections::BTreeSet<(String, String)>,
+}
+
+impl State {
+    /// What discovery and OpenAPI describe: the built-in resources and the custom ones.
+    pub fn served(&self) -> Vec<wire::Served> {
+        let mut v = wire::builtins();
+        for (plural, group) in &self.customs {
+            let res = rvlab_core::store::Resource::Custom {
+                plural: plural.clone(),
+                group: group.clone(),
+            };
+            v.push(wire::Served::custom(plural, group, &res.kind()));
+        }
+        v
+    }
 }
 
 /// What every connection shares.
@@ -74,9 +100,11 @@ pub(crate) struct Shared {
     pub limits: Limits,
     pub started: Instant,
     /// Open watches (bounded by `Limits::max_watchers`).
-    #[allow(dead_code)]
     pub watchers: std::sync::atomic::AtomicUsize,
     pub shutdown: tokio::sync::watch::Receiver<bool>,
+    /// The store's revision after each write: watchers wait on it.
+    pub revision_tx: tokio::sync::watch::Sender<u64>,
+    pub revision_rx: tokio::sync::watch::Receiver<u64>,
 }
 
 impl Shared {
@@ -96,11 +124,6 @@ pub(crate) fn now_ms() -> u64 {
         .unwrap_or(0);
     let epoch_ms = (EPOCH_UNIX_SECONDS as u128) * 1000;
     u64::try_from(unix_ms.saturating_sub(epoch_ms)).unwrap_or(u64::MAX)
-}
-
-/// Decodes a protobuf request body (`wire::protobuf`, once it has landed).
-pub(crate) fn protobuf_decode(_bytes: &[u8]) -> Result<serde_json::Value, String> {
-    Err("protobuf request bodies are not decoded by this build".into())
 }
 
 /// The store and generator a scenario's setup builds (its `object` lines, created as
@@ -138,6 +161,15 @@ pub struct Server {
 /// runtime.
 pub async fn bind(options: Options) -> anyhow::Result<Server> {
     let (store, rng) = initial_state(options.setup.as_deref())?;
+    let customs = store
+        .objects()
+        .filter_map(|(r, _)| match &r.resource {
+            rvlab_core::store::Resource::Custom { plural, group } => {
+                Some((plural.clone(), group.clone()))
+            }
+            _ => None,
+        })
+        .collect();
     let trace = trace::Trace::new(options.limits.trace_memory_bytes, options.trace.as_deref())?;
     let listener = tokio::net::TcpListener::bind(&options.listen)
         .await
@@ -147,17 +179,22 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
         kubeconfig::write(path, addr)?;
     }
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
+    let (revision_tx, revision_rx) = tokio::sync::watch::channel(store.revision());
     let shared = Arc::new(Shared {
         state: Mutex::new(State {
             store,
             rng,
             observed: client::Observed::default(),
             trace,
+            cache: rvlab_core::watch::WatchCache::default(),
+            customs,
         }),
         limits: options.limits,
         started: Instant::now(),
         watchers: Default::default(),
         shutdown: shutdown_rx,
+        revision_tx,
+        revision_rx,
     });
     Ok(Server {
         listener,

@@ -35,6 +35,9 @@ pub const MAX_WATCHERS: usize = 256;
 /// steps are dropped from memory (the `--trace` file keeps every step).
 pub const TRACE_MEMORY_BYTES: usize = 64 * 1024 * 1024;
 
+/// A watch that allows bookmarks gets one this often (the apiserver's is about a minute).
+pub const BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
+
 /// Distinct clients (by User-Agent) whose observed revisions are tracked; a client beyond it
 /// is tracked as having observed nothing.
 pub const MAX_TRACKED_CLIENTS: usize = 1024;
@@ -51,6 +54,7 @@ pub struct Limits {
     pub max_connections: usize,
     pub max_watchers: usize,
     pub trace_memory_bytes: usize,
+    pub bookmark_interval: Duration,
 }
 
 impl Default for Limits {
@@ -64,6 +68,7 @@ impl Default for Limits {
             max_connections: MAX_CONNECTIONS,
             max_watchers: MAX_WATCHERS,
             trace_memory_bytes: TRACE_MEMORY_BYTES,
+            bookmark_interval: BOOKMARK_INTERVAL,
         }
     }
 }

@@ -269,3 +269,95 @@ fn the_trace_file_is_json_lines_written_as_requests_happen() {
     h.stop().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn discovery_version_and_openapi_come_from_wire() {
+    let h = server(None);
+    let a = get(h.addr(), "/version");
+    assert_eq!(a.code, 200);
+    assert_eq!(a.json()["minor"], "32");
+    let a = request(
+        h.addr(),
+        "GET",
+        "/api",
+        &[(
+            "Accept",
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json",
+        )],
+        b"",
+    );
+    assert_eq!(a.code, 200);
+    assert!(a
+        .header("content-type")
+        .unwrap()
+        .contains("as=APIGroupDiscoveryList"));
+    assert_eq!(get(h.addr(), "/openapi/v2").code, 404);
+    assert_eq!(get(h.addr(), "/openapi/v3").code, 200);
+    h.stop().unwrap();
+}
+
+#[test]
+fn dry_run_answers_the_write_and_stores_nothing() {
+    let h = server(Some(&lesson("stale-update")));
+    let path = format!("{CM}/my-config");
+    let a = request(
+        h.addr(),
+        "PATCH",
+        &format!("{path}?dryRun=All&fieldManager=kubectl-patch"),
+        &[("Content-Type", "application/merge-patch+json")],
+        br#"{"data":{"key":"dry"}}"#,
+    );
+    assert_eq!(a.code, 200, "{}", a.text());
+    assert_eq!(a.json()["data"]["key"], "dry");
+    let now = get(h.addr(), &path).json();
+    assert_eq!(now["data"]["key"], "initial");
+    assert_eq!(now["metadata"]["resourceVersion"], "100");
+    h.stop().unwrap();
+}
+
+#[test]
+fn kubectl_create_configmaps_protobuf_body_is_decoded() {
+    let h = server(None);
+    let body = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/kubectl-1.32-create-configmap.pb"
+    ))
+    .unwrap();
+    let a = request(
+        h.addr(),
+        "POST",
+        &format!("{CM}?fieldManager=kubectl-create&fieldValidation=Strict"),
+        &[
+            ("Content-Type", "application/vnd.kubernetes.protobuf"),
+            (
+                "Accept",
+                "application/vnd.kubernetes.protobuf,application/json",
+            ),
+            (
+                "User-Agent",
+                "kubectl.1.32/v1.32.5 (linux/amd64) kubernetes/9894294",
+            ),
+        ],
+        &body,
+    );
+    assert_eq!(a.code, 201, "{}", a.text());
+    assert_eq!(a.header("content-type"), Some("application/json"));
+    assert_eq!(a.json()["kind"], "ConfigMap");
+    // A body that is not protobuf: the apiserver's 400.
+    let a = request(
+        h.addr(),
+        "POST",
+        CM,
+        &[("Content-Type", "application/vnd.kubernetes.protobuf")],
+        b"{}",
+    );
+    assert_eq!(a.code, 400);
+    assert_eq!(
+        a.json()["message"],
+        "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]"
+    );
+    let steps = get(h.addr(), "/rvlab/v1/trace").json()["steps"].clone();
+    assert_eq!(steps[0]["client"], "kubectl-create");
+    assert_eq!(steps[0]["request"]["content_type"], "application/json");
+    h.stop().unwrap();
+}

@@ -31,10 +31,21 @@ struct Seen {
     body: Vec<u8>,
 }
 
+/// What the probe tells `wire::discovery` the client accepted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// The client's own Accept header (kubectl 1.32 asks for v2 first).
+    Negotiate,
+    /// No Accept header: legacy discovery.
+    Legacy,
+    /// Only the v2beta1 aggregated type (as an older client would ask).
+    V2Beta1,
+}
+
 struct Probe {
     served: Vec<Served>,
-    /// Serve legacy discovery whatever the Accept header says.
-    legacy: bool,
+    /// Which discovery form to serve.
+    mode: Mode,
     log: Mutex<Vec<Seen>>,
     /// Item path → object.
     objects: Mutex<BTreeMap<String, Value>>,
@@ -89,7 +100,11 @@ impl Probe {
         let path = uri.path();
         let query = uri.query();
         let accept = headers.get("accept").and_then(|v| v.to_str().ok());
-        let accept = if self.legacy { None } else { accept };
+        let accept = match self.mode {
+            Mode::Negotiate => accept,
+            Mode::Legacy => None,
+            Mode::V2Beta1 => Some(wire::discovery::AGGREGATED_V2BETA1),
+        };
         if let Some(reply) = wire::discovery::answer(method.as_str(), path, accept, &self.served) {
             return reply;
         }
@@ -150,7 +165,7 @@ impl Probe {
             Method::POST => {
                 let parsed: Result<Value, String> =
                     if content_type.starts_with("application/vnd.kubernetes.protobuf") {
-                        Err(format!("protobuf body of {} bytes", body.len()))
+                        wire::protobuf::decode(body)
                     } else {
                         serde_json::from_slice(body).map_err(|e| e.to_string())
                     };
@@ -213,10 +228,10 @@ struct Rig {
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 
 impl Rig {
-    fn start(legacy: bool) -> Rig {
+    fn start(mode: Mode) -> Rig {
         let probe = Arc::new(Probe {
             served: served(),
-            legacy,
+            mode,
             log: Mutex::new(Vec::new()),
             objects: Mutex::new(BTreeMap::new()),
             revision: AtomicUsize::new(100),
@@ -329,7 +344,7 @@ fn api_resources_from_aggregated_discovery() {
     if !have_kubectl() {
         return;
     }
-    let rig = Rig::start(false);
+    let rig = Rig::start(Mode::Negotiate);
     assert_eq!(rig.ok(&["api-resources"]), API_RESOURCES);
     // Aggregated discovery was taken: no per-group-version fetches.
     let paths: Vec<String> = rig.requests().into_iter().map(|(_, p, _)| p).collect();
@@ -341,11 +356,37 @@ fn api_resources_from_aggregated_discovery() {
 }
 
 #[test]
+fn api_resources_from_v2beta1_aggregated_discovery() {
+    if !have_kubectl() {
+        return;
+    }
+    let rig = Rig::start(Mode::V2Beta1);
+    assert_eq!(rig.ok(&["api-resources"]), API_RESOURCES);
+    let paths: Vec<String> = rig.requests().into_iter().map(|(_, p, _)| p).collect();
+    assert_eq!(paths, ["/api", "/apis"], "{:?}", rig.requests());
+}
+
+/// `kubectl version` reads `/version` (§3.3).
+#[test]
+fn version_reports_1_32() {
+    if !have_kubectl() {
+        return;
+    }
+    let rig = Rig::start(Mode::Negotiate);
+    let out = rig.ok(&["version"]);
+    assert!(out.starts_with("Client Version: v1.32.5\n"), "{out}");
+    assert!(out.ends_with("Server Version: v1.32.0-rvlab\n"), "{out}");
+    let json: Value = serde_json::from_str(&rig.ok(&["version", "-o", "json"])).unwrap();
+    assert_eq!(json["serverVersion"]["minor"], "32");
+    assert_eq!(json["serverVersion"]["major"], "1");
+}
+
+#[test]
 fn api_resources_from_legacy_discovery() {
     if !have_kubectl() {
         return;
     }
-    let rig = Rig::start(true);
+    let rig = Rig::start(Mode::Legacy);
     assert_eq!(rig.ok(&["api-resources"]), API_RESOURCES);
     let mut paths: Vec<String> = rig.requests().into_iter().map(|(_, p, _)| p).collect();
     paths.sort();
@@ -367,7 +408,7 @@ fn apply_validates_with_openapi_v3_and_sends_strict() {
     if !have_kubectl() {
         return;
     }
-    let rig = Rig::start(false);
+    let rig = Rig::start(Mode::Negotiate);
     let file = rig.dir.join("cm.yaml");
     std::fs::write(
         &file,
@@ -449,7 +490,7 @@ fn apply_a_custom_resource() {
     if !have_kubectl() {
         return;
     }
-    let rig = Rig::start(false);
+    let rig = Rig::start(Mode::Negotiate);
     let file = rig.dir.join("widget.yaml");
     std::fs::write(
         &file,
@@ -503,5 +544,118 @@ fn apply_a_custom_resource() {
     assert_eq!(
         patch.query,
         "fieldManager=kubectl-client-side-apply&fieldValidation=Strict"
+    );
+}
+
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/kubectl-1.32-create-configmap.pb"
+);
+
+/// `kubectl create configmap` sends protobuf (§5.2): the body is byte for byte the fixture the
+/// unit tests decode (so the fixture is what kubectl really sends), and it decodes to the JSON
+/// object kubectl 1.31 sent as JSON for the same command.
+#[test]
+fn create_configmap_sends_protobuf_that_decodes() {
+    if !have_kubectl() {
+        return;
+    }
+    let rig = Rig::start(Mode::Negotiate);
+    assert_eq!(
+        rig.ok(&["create", "configmap", "x", "--from-literal=a=b"]),
+        "configmap/x created\n"
+    );
+    let post = rig
+        .seen()
+        .into_iter()
+        .find(|s| s.method == "POST")
+        .expect("posted");
+    assert_eq!(post.path, "/api/v1/namespaces/default/configmaps");
+    assert_eq!(
+        post.query,
+        "fieldManager=kubectl-create&fieldValidation=Strict"
+    );
+    assert_eq!(post.content_type, "application/vnd.kubernetes.protobuf");
+    let captured = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kubectl-1.32-create-configmap.pb");
+    std::fs::write(&captured, &post.body).unwrap();
+    let fixture = std::fs::read(FIXTURE).unwrap_or_default();
+    assert_eq!(
+        post.body,
+        fixture,
+        "kubectl's body (saved to {}) differs from the fixture",
+        captured.display()
+    );
+    assert_eq!(
+        wire::protobuf::decode(&post.body).unwrap(),
+        json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "x", "creationTimestamp": null}, "data": {"a": "b"}})
+    );
+    assert_eq!(rig.ok(&["get", "cm", "x", "-o", "jsonpath={.data.a}"]), "b");
+}
+
+/// `kubectl create secret generic` and `kubectl create namespace` send protobuf too; their
+/// bodies decode to what kubectl 1.31 sends as JSON (no `type` on the Secret: the apiserver
+/// defaults it to `Opaque`).
+#[test]
+fn create_secret_and_namespace_send_protobuf_that_decodes() {
+    if !have_kubectl() {
+        return;
+    }
+    let rig = Rig::start(Mode::Negotiate);
+    assert_eq!(
+        rig.ok(&["create", "secret", "generic", "s", "--from-literal=k=v"]),
+        "secret/s created\n"
+    );
+    assert_eq!(
+        rig.ok(&["create", "namespace", "team"]),
+        "namespace/team created\n"
+    );
+    let posts: Vec<Seen> = rig
+        .seen()
+        .into_iter()
+        .filter(|s| s.method == "POST")
+        .collect();
+    assert_eq!(posts.len(), 2);
+    assert_eq!(posts[0].path, "/api/v1/namespaces/default/secrets");
+    assert_eq!(posts[1].path, "/api/v1/namespaces");
+    for post in &posts {
+        assert_eq!(post.content_type, "application/vnd.kubernetes.protobuf");
+    }
+    assert_eq!(
+        wire::protobuf::decode(&posts[0].body).unwrap().to_string(),
+        r#"{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s","creationTimestamp":null},"data":{"k":"dg=="}}"#
+    );
+    assert_eq!(
+        wire::protobuf::decode(&posts[1].body).unwrap().to_string(),
+        r#"{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"team","creationTimestamp":null},"spec":{},"status":{}}"#
+    );
+}
+
+/// `kubectl explain` reads the same documents: a shallow explanation (top-level fields, no
+/// descriptions: the documents are minimal on purpose).
+#[test]
+fn explain_is_shallow() {
+    if !have_kubectl() {
+        return;
+    }
+    let rig = Rig::start(Mode::Negotiate);
+    let out = rig.ok(&["explain", "configmap"]);
+    assert!(
+        out.starts_with("KIND:       ConfigMap\nVERSION:    v1\n"),
+        "{out}"
+    );
+    let fields: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("    "))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "  apiVersion\t<string>",
+            "  binaryData\t<map[string]string>",
+            "  data\t<map[string]string>",
+            "  immutable\t<boolean>",
+            "  kind\t<string>",
+            "  metadata\t<Object>"
+        ]
     );
 }

@@ -8,3 +8,5 @@ mod run;
 mod exercises;
 // explore: counts, exit codes, replay of counterexamples with `run`.
 mod explore;
+// serve: the first lines, the kubeconfig, SIGTERM, bad arguments.
+mod serve;

@@ -42,6 +42,7 @@ mod patch;
 mod path;
 mod provenance;
 mod reference;
+pub mod selector;
 pub(crate) mod status;
 
 pub use provenance::join_path;

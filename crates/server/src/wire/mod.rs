@@ -13,6 +13,8 @@ pub mod protobuf;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reply {
     pub code: u16,
+    /// Empty means the response has no `Content-Type` header at all (the apiserver's bare 404
+    /// for an unknown OpenAPI group-version).
     pub content_type: String,
     pub body: Vec<u8>,
     /// Extra response headers (`ETag`, `Cache-Control`, `Location`), in order; usually empty.

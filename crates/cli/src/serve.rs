@@ -1,0 +1,168 @@
+//! `rvlab serve [FILE.rvl | lesson:ID] [--listen ADDR] [--kubeconfig FILE] [--trace FILE]`.
+
+use crate::args::Args;
+use crate::{input, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use std::io::Write;
+use std::net::ToSocketAddrs;
+use std::path::PathBuf;
+
+const HELP: &str =
+    "Usage: rvlab serve [FILE.rvl | lesson:ID] [--listen ADDR] [--kubeconfig FILE] [--trace FILE]
+
+Serves the Kubernetes API on the model store, for the real kubectl, the Python client and
+kube-rs. The scenario's `object` setup is loaded (its clients are not run); without FILE the
+store starts empty. The first line printed is `listening on http://HOST:PORT`, the second
+`export KUBECONFIG=PATH` for the kubeconfig it wrote. Ctrl-C or SIGTERM stops it.
+
+Options:
+  --listen ADDR      the address to listen on (default 127.0.0.1:8001; 127.0.0.1:0 picks a
+                     free port). There is no authentication: any other address than loopback
+                     is served with a warning
+  --kubeconfig FILE  where to write the kubeconfig (default: rvlab-serve-PORT.kubeconfig in
+                     the system's temporary directory)
+  --trace FILE       write every request and its response as it happens, one JSON step per
+                     line (docs/json-trace.md); also at GET /rvlab/v1/trace
+
+FILE may be `-` (standard input) or `lesson:ID`. See docs/serve.md.
+Exit codes: 0 stopped by Ctrl-C or SIGTERM, 1 cannot start (the file has errors, the address
+cannot be bound), 2 usage error.";
+
+/// The kubeconfig's default path for a port.
+fn default_kubeconfig(port: u16) -> PathBuf {
+    std::env::temp_dir().join(format!("rvlab-serve-{port}.kubeconfig"))
+}
+
+/// Runs the subcommand.
+pub fn main(argv: &[String]) -> u8 {
+    let args = match Args::parse(argv, &["--listen", "--kubeconfig", "--trace"], &[]) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}\n\n{HELP}");
+            return EXIT_USAGE;
+        }
+    };
+    if args.flag("--help") {
+        println!("{HELP}");
+        return EXIT_OK;
+    }
+    let file = match args.positional.as_slice() {
+        [] => None,
+        [f] => Some(f.as_str()),
+        _ => {
+            eprintln!("error: serve takes at most one FILE\n\n{HELP}");
+            return EXIT_USAGE;
+        }
+    };
+    let listen = args
+        .value("--listen")
+        .unwrap_or(rvlab_server::DEFAULT_LISTEN)
+        .to_string();
+    if listen
+        .to_socket_addrs()
+        .map_or(true, |mut a| a.next().is_none())
+    {
+        eprintln!("error: --listen takes HOST:PORT (such as 127.0.0.1:8001), not `{listen}`");
+        return EXIT_USAGE;
+    }
+    let setup = match file {
+        None => None,
+        Some(f) => {
+            let text = match input::load(f) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return EXIT_FAILED;
+                }
+            };
+            let parsed = rvlab_core::lang::parse(&text);
+            for d in &parsed.diagnostics {
+                eprintln!("{}", d.render(input::display_name(f), &text));
+            }
+            if parsed.has_errors() {
+                eprintln!("{}: the scenario has errors", input::display_name(f));
+                return EXIT_FAILED;
+            }
+            Some(text)
+        }
+    };
+    let options = rvlab_server::Options {
+        listen,
+        setup,
+        kubeconfig: args.value("--kubeconfig").map(PathBuf::from),
+        trace: args.value("--trace").map(PathBuf::from),
+        ..rvlab_server::Options::default()
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return EXIT_FAILED;
+        }
+    };
+    rt.block_on(run(options))
+}
+
+async fn run(options: rvlab_server::Options) -> u8 {
+    let wrote_kubeconfig = options.kubeconfig.is_some();
+    let server = match rvlab_server::bind(options).await {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_FAILED;
+        }
+    };
+    let addr = server.local_addr();
+    let kubeconfig = match server.kubeconfig() {
+        Some(p) if wrote_kubeconfig => p.to_path_buf(),
+        _ => {
+            let p = default_kubeconfig(addr.port());
+            if let Err(e) = rvlab_server::write_kubeconfig(&p, addr) {
+                eprintln!("error: {e}");
+                return EXIT_FAILED;
+            }
+            p
+        }
+    };
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "listening on http://{addr}");
+    let _ = writeln!(out, "export KUBECONFIG={}", kubeconfig.display());
+    let _ = out.flush();
+    if !addr.ip().is_loopback() {
+        eprintln!(
+            "warning: listening on {addr}, beyond loopback: rvlab serve has no authentication, so anyone who can reach this address can read and change every object"
+        );
+    }
+    match server.run(stop_signal()).await {
+        Ok(()) => EXIT_OK,
+        Err(e) => {
+            eprintln!("error: {e}");
+            EXIT_FAILED
+        }
+    }
+}
+
+/// Ctrl-C (SIGINT) or SIGTERM.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

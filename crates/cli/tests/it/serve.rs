@@ -1,0 +1,208 @@
+//! `rvlab serve` as a user runs it: the first lines, the kubeconfig (with the real kubectl
+//! when the machine has it), SIGTERM, bad arguments.
+
+use crate::support::*;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const KUBECTL: &str = "/usr/lib/google-cloud-sdk/bin/kubectl.1.32";
+
+struct Serving {
+    child: Child,
+    first: String,
+    second: String,
+}
+
+fn serve(args: &[&str]) -> Serving {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rvlab"))
+        .arg("serve")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn rvlab serve");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    let mut second = String::new();
+    out.read_line(&mut second).unwrap();
+    Serving {
+        child,
+        first: first.trim_end_matches('\n').to_string(),
+        second: second.trim_end_matches('\n').to_string(),
+    }
+}
+
+fn http_get(url: &str, path: &str) -> String {
+    let host = url.strip_prefix("http://").unwrap();
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
+fn sigterm_and_wait(mut child: Child) -> std::process::ExitStatus {
+    let pid = child.id().to_string();
+    let ok = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(ok.success());
+    let start = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            return st;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "rvlab serve did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn prints_the_address_then_the_kubeconfig_and_stops_on_sigterm() {
+    let dir = temp_dir("serve-kubeconfig");
+    let kc = dir.join("kubeconfig");
+    let s = serve(&[
+        "lesson:stale-update",
+        "--listen",
+        "127.0.0.1:0",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+    ]);
+    let url = s
+        .first
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("first line: {:?}", s.first))
+        .to_string();
+    let port: u16 = url
+        .strip_prefix("http://127.0.0.1:")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(port > 0);
+    assert_eq!(s.second, format!("export KUBECONFIG={}", kc.display()));
+    let text = std::fs::read_to_string(&kc).unwrap();
+    assert!(text.contains(&format!("server: {url}\n")), "{text}");
+    assert!(
+        http_get(&url, "/api/v1/namespaces/default/configmaps/my-config")
+            .contains(r#""resourceVersion":"100""#)
+    );
+    if std::path::Path::new(KUBECTL).exists() {
+        let cache = dir.join("cache");
+        let out = Command::new(KUBECTL)
+            .args([
+                "get",
+                "configmap",
+                "my-config",
+                "-o",
+                "jsonpath={.metadata.resourceVersion}",
+            ])
+            .env("KUBECONFIG", &kc)
+            .env("KUBECACHEDIR", &cache)
+            .env("HOME", &dir)
+            .output()
+            .unwrap();
+        assert_eq!(stdout(&out), "100", "{}", stderr(&out));
+    }
+    let st = sigterm_and_wait(s.child);
+    assert_eq!(st.code(), Some(0));
+}
+
+#[test]
+fn the_default_kubeconfig_is_in_the_temp_dir_by_port() {
+    let s = serve(&["--listen", "127.0.0.1:0"]);
+    let port = s.first.rsplit(':').next().unwrap().to_string();
+    let path = std::env::temp_dir().join(format!("rvlab-serve-{port}.kubeconfig"));
+    assert_eq!(s.second, format!("export KUBECONFIG={}", path.display()));
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("current-context: rvlab"));
+    // No scenario: an empty store.
+    let url = s.first.strip_prefix("listening on ").unwrap().to_string();
+    assert!(http_get(&url, "/api/v1/namespaces/default/configmaps").contains(r#""items":[]"#));
+    assert_eq!(sigterm_and_wait(s.child).code(), Some(0));
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn a_non_loopback_listen_address_warns_there_is_no_authentication() {
+    let mut s = serve(&["--listen", "0.0.0.0:0"]);
+    assert!(
+        s.first.starts_with("listening on http://0.0.0.0:"),
+        "{}",
+        s.first
+    );
+    let mut err = BufReader::new(s.child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert!(line.starts_with("warning: "), "{line}");
+    assert!(line.contains("no authentication"), "{line}");
+    // The kubeconfig reaches it over loopback.
+    let port = s.first.rsplit(':').next().unwrap().to_string();
+    let path = std::env::temp_dir().join(format!("rvlab-serve-{port}.kubeconfig"));
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .contains(&format!("server: http://127.0.0.1:{port}\n")));
+    assert_eq!(sigterm_and_wait(s.child).code(), Some(0));
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn bad_arguments_are_clear_errors() {
+    let o = rvlab(&["serve", "--bogus"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("error: unknown option --bogus"),
+        "{}",
+        stderr(&o)
+    );
+    let o = rvlab(&["serve", "a.rvl", "b.rvl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("error: serve takes at most one FILE"));
+    let o = rvlab(&["serve", "--listen", "nowhere"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--listen takes HOST:PORT"),
+        "{}",
+        stderr(&o)
+    );
+    let o = rvlab(&["serve", "--listen"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("error: --listen needs a value"));
+    let o = rvlab(&["serve", "lesson:nope"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("there is no lesson `nope`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = rvlab_stdin(
+        &["serve", "-", "--listen", "127.0.0.1:0"],
+        "title \"x\"\nobject nope\n",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("the scenario has errors"),
+        "{}",
+        stderr(&o)
+    );
+    let o = rvlab(&["serve", "--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).starts_with("Usage: rvlab serve"));
+    // An address in use: exit 1, saying so.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let o = rvlab(&["serve", "--listen", &addr]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(&format!("cannot listen on {addr}")),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -1,0 +1,258 @@
+//! `GET <collection>?watch=true`: a chunked stream of one compact JSON event per line, flushed
+//! per event (kubernetes-api-server.md §10), fed by the core's [`WatchCache`].
+//!
+//! - The first events are `WatchCache::events_since` at the request's `resourceVersion` (unset
+//!   or `0`: the state as ADDED; `N`: the changes after N); then the stream waits for writes
+//!   and sends what each brought. A `410 Expired` (too old, or a watcher that fell behind the
+//!   cache's window) is one ERROR event on the 200 stream, then the end; another error (an
+//!   unparseable `resourceVersion`: 500) is the HTTP answer.
+//! - `timeoutSeconds` ends the stream after that many seconds; without it the stream lasts
+//!   1800 s (the apiserver's `--min-request-timeout`; it picks a random time in [1800 s,
+//!   3600 s), this server the lower end, to stay reproducible), or until the client leaves or
+//!   the server stops.
+//! - `allowWatchBookmarks=true`: a BOOKMARK of the watched kind every
+//!   `Limits::bookmark_interval` (the apiserver's is about a minute) and before a timeout end.
+//! - `fieldSelector=metadata.name=N` (what `kubectl get -w NAME` sends) and
+//!   `metadata.namespace=NS` filter; `labelSelector` is passed to the cache.
+//! - Each watcher has its own task and channel: a slow reader only ever waits for itself; the
+//!   state's lock is never held while sending.
+//! - At most `Limits::max_watchers` at once; one more is the apiserver's 429.
+
+use crate::client::{self, Target};
+use crate::handler::{reply, HttpResponse};
+use crate::Shared;
+use bytes::Bytes;
+use hyper::body::Frame;
+use rvlab_core::store::Resource;
+use rvlab_core::watch::{bookmark_json, entry_json, error_json, WatchEntry, WatchFilter};
+use std::pin::Pin;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// A watch lasts this long without `timeoutSeconds` (see the module docs).
+pub const DEFAULT_WATCH_SECONDS: u64 = 1800;
+
+/// The streaming body: frames from the watcher's task.
+struct Stream(mpsc::Receiver<Bytes>);
+
+impl hyper::body::Body for Stream {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        self.0.poll_recv(cx).map(|o| o.map(|b| Ok(Frame::data(b))))
+    }
+}
+
+/// Whether the query asks for a watch (`watch=true`, `watch=1`, Go's `ParseBool`).
+pub fn is_watch(pairs: &[(String, String)]) -> bool {
+    matches!(
+        client::query_value(pairs, "watch"),
+        Some("1" | "t" | "T" | "true" | "TRUE" | "True")
+    )
+}
+
+/// The resource of a collection path, from the URL layout.
+fn resource(group: &str, plural: &str) -> Option<Resource> {
+    match (group, plural) {
+        ("", "configmaps") => Some(Resource::ConfigMap),
+        ("apps", "deployments") => Some(Resource::Deployment),
+        (g, p) if g.contains('.') && !p.is_empty() => Some(Resource::Custom {
+            plural: p.into(),
+            group: g.into(),
+        }),
+        _ => None,
+    }
+}
+
+/// The apiserver's max-in-flight refusal (AS `filters/maxinflight.go`, `tooManyRequests`):
+/// Go's `http.Error`, plain text, `Retry-After: 1`.
+fn too_many() -> HttpResponse {
+    let mut r = reply(
+        429,
+        "text/plain; charset=utf-8",
+        b"Too many requests, please try again later.\n".to_vec(),
+    );
+    r.headers_mut()
+        .insert("Retry-After", hyper::header::HeaderValue::from_static("1"));
+    r.headers_mut().insert(
+        "X-Content-Type-Options",
+        hyper::header::HeaderValue::from_static("nosniff"),
+    );
+    r
+}
+
+/// Releases a watcher slot when the stream ends.
+struct Slot(Arc<Shared>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.watchers.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Starts a watch, or answers why not. `None`: not a watchable path (the store answers).
+pub(crate) fn start(
+    shared: &Arc<Shared>,
+    path: &str,
+    pairs: &[(String, String)],
+    program: String,
+) -> Option<HttpResponse> {
+    let Target::Collection(group, plural, namespace) = client::target(path) else {
+        return None;
+    };
+    let res = resource(&group, &plural)?;
+    let mut filter = WatchFilter::new(res.clone());
+    filter.namespace = namespace.clone();
+    filter.label_selector = client::query_value(pairs, "labelSelector").map(str::to_string);
+    if let Some(fs) = client::query_value(pairs, "fieldSelector") {
+        for term in fs.split(',') {
+            match term.split_once('=') {
+                Some(("metadata.name", v)) => filter.name = Some(v.trim_start_matches('=').into()),
+                Some(("metadata.namespace", v)) => {
+                    filter.namespace = Some(v.trim_start_matches('=').into())
+                }
+                _ => {}
+            }
+        }
+    }
+    let rv = client::query_value(pairs, "resourceVersion").map(str::to_string);
+    let timeout = client::query_value(pairs, "timeoutSeconds")
+        .and_then(|t| t.parse::<u64>().ok())
+        .filter(|t| *t > 0)
+        .unwrap_or(DEFAULT_WATCH_SECONDS);
+    let bookmarks = matches!(
+        client::query_value(pairs, "allowWatchBookmarks"),
+        Some("1" | "t" | "T" | "true" | "TRUE" | "True")
+    );
+    if shared.watchers.fetch_add(1, Ordering::SeqCst) >= shared.limits.max_watchers {
+        shared.watchers.fetch_sub(1, Ordering::SeqCst);
+        return Some(too_many());
+    }
+    let slot = Slot(shared.clone());
+    // The first answer, under the lock.
+    let (first, seen) = {
+        let st = shared.lock();
+        let first = st.cache.events_since(&st.store, &filter, rv.as_deref());
+        (first, st.store.revision())
+    };
+    let first = match first {
+        Ok(entries) => Ok(entries),
+        Err(resp) if resp.code == 410 => Err(error_json(&resp)),
+        Err(resp) => return Some(crate::handler::json_reply(resp.code, &resp.body)),
+    };
+    let (tx, rx) = mpsc::channel::<Bytes>(64);
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        let _slot = slot;
+        let mut w = Watcher { tx };
+        let mut seen = seen;
+        match first {
+            Err(line) => {
+                let _ = w.send_line(line).await;
+                return;
+            }
+            Ok(entries) => {
+                for e in &entries {
+                    shared.lock().observed.record_item(
+                        &program,
+                        res.group(),
+                        res.plural(),
+                        None,
+                        &e.object,
+                    );
+                }
+                if !w.send_entries(&entries).await {
+                    return;
+                }
+            }
+        }
+        let mut changes = shared.revision_rx.clone();
+        let mut stop = shared.shutdown.clone();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(timeout);
+        let mut next_bookmark = tokio::time::Instant::now() + shared.limits.bookmark_interval;
+        loop {
+            tokio::select! {
+                r = changes.changed() => {
+                    if r.is_err() { return; }
+                }
+                () = tokio::time::sleep_until(deadline) => {
+                    if bookmarks {
+                        let _ = w.send_line(bookmark_json(&res, seen)).await;
+                    }
+                    return;
+                }
+                () = tokio::time::sleep_until(next_bookmark), if bookmarks => {
+                    next_bookmark = tokio::time::Instant::now() + shared.limits.bookmark_interval;
+                    if !w.send_line(bookmark_json(&res, seen)).await { return; }
+                    continue;
+                }
+                _ = async { let _ = stop.wait_for(|s| *s).await; } => return,
+                () = w.tx.closed() => return,
+            }
+            let (next, now_seen) = {
+                let mut st = shared.lock();
+                let next = st
+                    .cache
+                    .events_since(&st.store, &filter, Some(&seen.to_string()));
+                if let Ok(entries) = &next {
+                    for e in entries {
+                        st.observed.record_item(
+                            &program,
+                            res.group(),
+                            res.plural(),
+                            None,
+                            &e.object,
+                        );
+                    }
+                }
+                (next, st.store.revision())
+            };
+            seen = now_seen;
+            match next {
+                Ok(entries) => {
+                    if !w.send_entries(&entries).await {
+                        return;
+                    }
+                }
+                Err(resp) => {
+                    let _ = w.send_line(error_json(&resp)).await;
+                    return;
+                }
+            }
+        }
+    });
+    let mut r = hyper::Response::new(http_body_util::BodyExt::boxed(Stream(rx)));
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    Some(r)
+}
+
+struct Watcher {
+    tx: mpsc::Sender<Bytes>,
+}
+
+impl Watcher {
+    async fn send_line(&mut self, v: serde_json::Value) -> bool {
+        let mut text = v.to_string();
+        text.push('\n');
+        self.tx.send(Bytes::from(text)).await.is_ok()
+    }
+
+    async fn send_entries(&mut self, entries: &[WatchEntry]) -> bool {
+        for e in entries {
+            if !self.send_line(entry_json(e)).await {
+                return false;
+            }
+        }
+        true
+    }
+}
