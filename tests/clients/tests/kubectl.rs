@@ -90,18 +90,9 @@ fn get_jsonpath_prints_the_resource_version_100() -> Result<()> {
     Ok(())
 }
 
-#[test]
-fn server_side_apply_of_a_stale_version_prints_the_seed_error() -> Result<()> {
-    let lab = Lab::lesson("stale-update")?;
-    assert_eq!(
-        lab.update_configmap("alice", "my-config", "key", "from-alice")?,
-        "101"
-    );
-    lab.write("stale.yaml", STALE)?;
-    let ran = lab.kubectl(&["apply", "--server-side", "-f", "stale.yaml"])?;
-    // §6.6 (kubectl 1.32.5 against the probe): KC apply.go wraps any IsConflict error with
-    // this fixed hint block, and checkErr prefixes `error: `.
-    let hint = "Please review the fields above--they currently have other managers. Here
+/// The fixed hint block kubectl 1.32 prints after any 409 of a server-side apply (§6.6: KC
+/// apply.go wraps every IsConflict error with it, and checkErr prefixes `error: `).
+const SSA_HINT: &str = "Please review the fields above--they currently have other managers. Here
 are the ways you can resolve this warning:
 * If you intend to manage all of these fields, please re-run the apply
   command with the `--force-conflicts` flag.
@@ -113,16 +104,84 @@ are the ways you can resolve this warning:
   stop managing the field (remove it from their configuration).
 See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts
 ";
-    let stderr = format!("error: {MODIFIED}\n{hint}");
-    expect(&ran, "", per_version(&[(32, &stderr)])?, 1);
-    // One PATCH, no GET first, no retry (§6.6); the object keeps alice's write.
-    let patches: Vec<_> = trace_steps(&lab)?
+
+/// The PATCHes of my-config in the trace, as (client, code).
+fn patches(lab: &Lab) -> Result<Vec<(String, u64)>> {
+    Ok(trace_steps(lab)?
         .into_iter()
         .filter(|(_, m, p, _)| m == "PATCH" && p == OBJECT)
-        .collect();
+        .map(|(c, _, _, code)| (c, code))
+        .collect())
+}
+
+#[test]
+fn server_side_apply_of_a_stale_version_prints_the_seed_error() -> Result<()> {
+    let lab = Lab::lesson("stale-update")?;
+    // A concurrent writer changes another key: 100 -> 101.
     assert_eq!(
-        patches,
-        [("kubectl".into(), "PATCH".into(), OBJECT.into(), 409)]
+        lab.update_configmap("alice", "my-config", "other", "from-alice")?,
+        "101"
+    );
+    // The file keeps `key` as it is (co-owned with its manager, no field conflict) and adds
+    // `color`, with the stale resourceVersion 100: the apply itself merges cleanly, then the
+    // registry's resourceVersion comparison refuses it (kubernetes-semantics.md §2.4).
+    lab.write(
+        "stale.yaml",
+        "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: my-config
+  namespace: default
+  resourceVersion: \"100\"
+data:
+  key: initial
+  color: purple
+",
+    )?;
+    let ran = lab.kubectl(&["apply", "--server-side", "-f", "stale.yaml"])?;
+    // §6.6, and seen: kubectl 1.32.5 against this server printed exactly this.
+    let stderr = format!("error: {MODIFIED}\n{SSA_HINT}");
+    expect(&ran, "", per_version(&[(32, &stderr)])?, 1);
+    // One PATCH (field manager `kubectl`), no GET first, no retry (§6.6); nothing changed.
+    assert_eq!(patches(&lab)?, [("kubectl".to_owned(), 409)]);
+    let obj = lab.configmap("my-config")?;
+    assert_eq!(obj["metadata"]["resourceVersion"], "101");
+    assert_eq!(obj["data"].get("color"), None);
+    Ok(())
+}
+
+#[test]
+fn server_side_apply_over_another_managers_field_is_a_field_conflict_first() -> Result<()> {
+    let lab = Lab::lesson("stale-update")?;
+    assert_eq!(
+        lab.update_configmap("alice", "my-config", "key", "from-alice")?,
+        "101"
+    );
+    // The seed's file: a stale resourceVersion *and* a new value for the key alice now owns.
+    // The apiserver computes the applied object (field-manager conflicts) before it compares
+    // resourceVersions (kubernetes-semantics.md §2.4: UpdatedObject, then the RV check), so
+    // the field conflict is what kubectl prints. Seen: kubectl 1.32.5 against this server;
+    // the message is structured-merge-diff's conflict text, as the apiserver sends it.
+    lab.write("stale.yaml", STALE)?;
+    let ran = lab.kubectl(&["apply", "--server-side", "-f", "stale.yaml"])?;
+    let stderr = format!(
+        "error: Apply failed with 1 conflict: conflict with \"alice\" using v1: .data.key\n{SSA_HINT}"
+    );
+    expect(&ran, "", per_version(&[(32, &stderr)])?, 1);
+    // With --force-conflicts the fields are taken over, and the stale version is what is
+    // refused: the seed's line again.
+    let ran = lab.kubectl(&[
+        "apply",
+        "--server-side",
+        "--force-conflicts",
+        "-f",
+        "stale.yaml",
+    ])?;
+    let stderr = format!("error: {MODIFIED}\n{SSA_HINT}");
+    expect(&ran, "", per_version(&[(32, &stderr)])?, 1);
+    assert_eq!(
+        patches(&lab)?,
+        [("kubectl".to_owned(), 409), ("kubectl".to_owned(), 409)]
     );
     assert_eq!(lab.configmap("my-config")?["data"]["key"], "from-alice");
     Ok(())
@@ -137,7 +196,7 @@ fn client_side_apply_of_a_stale_version_fails_after_kubectls_retries() -> Result
     );
     lab.write("stale.yaml", STALE)?;
     let ran = lab.kubectl(&["apply", "-f", "stale.yaml"])?;
-    // §6.5 and §7.1: the three-way strategic merge patch carries the stale resourceVersion
+    // §6.5 and §7.1, and seen: kubectl 1.32.5 against this server. The three-way strategic merge patch carries the stale resourceVersion
     // (and the new last-applied annotation); every retry re-reads and sends it again.
     let annotation = r#"{\"apiVersion\":\"v1\",\"data\":{\"key\":\"from-bob\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"my-config\",\"namespace\":\"default\",\"resourceVersion\":\"100\"}}\n"#;
     let patch = format!(
@@ -156,13 +215,12 @@ for: \"stale.yaml\": error when patching \"stale.yaml\": {MODIFIED}
 "
     );
     expect(&ran, "", per_version(&[(32, &stderr)])?, 1);
-    // kubectl's own retries: maxPatchRetry = 5, so 6 PATCHes, each refused (§7.1).
-    let patches: Vec<_> = trace_steps(&lab)?
-        .into_iter()
-        .filter(|(_, m, p, _)| m == "PATCH" && p == OBJECT)
-        .map(|(c, _, _, code)| (c, code))
-        .collect();
-    assert_eq!(patches, vec![("kubectl".to_owned(), 409); 6]);
+    // kubectl's own retries: maxPatchRetry = 5, so 6 PATCHes, each refused (§7.1), each
+    // named by its field manager.
+    assert_eq!(
+        patches(&lab)?,
+        vec![("kubectl-client-side-apply".to_owned(), 409); 6]
+    );
     assert_eq!(lab.configmap("my-config")?["data"]["key"], "from-alice");
     Ok(())
 }
