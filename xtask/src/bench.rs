@@ -1,5 +1,7 @@
-//! `cargo xtask bench`: the page's download (raw and gzip'd) against the budget, then the
-//! browser figures (cold load, step timings) from `rvlab-e2e`'s bench binary.
+//! `cargo xtask bench`: the page's download (raw and gzip'd) against the budget, the
+//! explorer's throughput, the API server's (`rvlab-clients`' bench binary: requests/s, conflict
+//! rate and latency through real HTTP on loopback), then the browser figures (cold load, step
+//! timings) from `rvlab-e2e`'s bench binary.
 
 use crate::util::{cmd, run};
 use anyhow::{bail, Context, Result};
@@ -20,6 +22,7 @@ pub fn bench(args: &[String]) -> Result<()> {
     print_sizes(&sizes);
     let total_gz: u64 = sizes.iter().map(|s| s.gzip).sum();
     explorer_throughput()?;
+    server_throughput(runs)?;
     run(cmd(
         "cargo",
         &[
@@ -121,6 +124,27 @@ pub fn print_sizes(sizes: &[Size]) {
         100.0 * gz as f64 / BUDGET as f64,
         100.0 * gz as f64 / AIM as f64
     );
+}
+
+/// `rvlab serve` through real HTTP on loopback (tests/clients/src/bin/bench.rs): GET,
+/// uncontended PUT, and 2, 8, 32 clients doing re-read/reapply/retry on one object; medians of
+/// `runs` runs, printed as a table. Release profile, as a user's `rvlab serve` runs.
+fn server_throughput(runs: u32) -> Result<()> {
+    run(cmd(
+        "cargo",
+        &[
+            "run",
+            "--quiet",
+            "--release",
+            "-p",
+            "rvlab-clients",
+            "--bin",
+            "rvlab-server-bench",
+            "--",
+            "--runs",
+            &runs.to_string(),
+        ],
+    ))
 }
 
 /// The explorer on the benchmark scenarios, natively and in wasm32 under Node (Chromium's V8),

