@@ -144,12 +144,14 @@ pub fn go_json_error(bytes: &[u8], e: &serde_json::Error) -> String {
         }
         "expected ident" => {
             // Inside `true`, `false` or `null`: Go names the literal and the byte it expected.
-            let start = bytes[..at]
+            let start = bytes
+                .get(..at)
+                .unwrap_or(bytes)
                 .iter()
                 .rposition(|b| matches!(b, b't' | b'f' | b'n'));
             match start {
                 Some(st) => {
-                    let lit = match bytes[st] {
+                    let lit = match bytes.get(st).copied().unwrap_or(b'n') {
                         b't' => "true",
                         b'f' => "false",
                         _ => "null",
@@ -373,6 +375,26 @@ mod tests {
         assert_eq!(summarize(b""), "<empty>");
         assert_eq!(summarize(b"[1]"), "5b315d");
         assert_eq!(summarize(&[b'{'; 31]), format!("{} ...", "{".repeat(30)));
+    }
+
+    proptest::proptest! {
+        /// No body, however broken, makes decoding panic; every refusal is a Status.
+        #[test]
+        fn any_bytes_decode_or_are_a_status(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+                                             json_ish in "[{}\\[\\]\":,a-z0-9 \\\\\n]{0,40}") {
+            for ct in [None, Some("application/json"), Some("application/yaml"),
+                       Some("application/vnd.kubernetes.protobuf"), Some("application/merge-patch+json"),
+                       Some("application/json-patch+json"), Some("application/strategic-merge-patch+json"),
+                       Some("application/apply-patch+yaml"), Some("text/plain")] {
+                for how in [Use::Object, Use::Patch, Use::Options] {
+                    for b in [&bytes[..], json_ish.as_bytes()] {
+                        if let Err(st) = decode(how, ct, b, Some("ConfigMap")) {
+                            proptest::prop_assert_eq!(&st["kind"], "Status");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
