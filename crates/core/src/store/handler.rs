@@ -675,6 +675,23 @@ impl Store {
             .map(|e| e.object.clone());
         Some((t.resource, current))
     }
+
+    /// For `crate::watch`: the objects a watch of `resource` in `namespace` (`""`: every
+    /// namespace) starts from, as stored, in the list's (etcd key) order.
+    pub(crate) fn watch_state(&self, resource: &Resource, namespace: &str) -> Vec<Value> {
+        let t = Target {
+            resource: resource.clone(),
+            namespace: namespace.to_string(),
+            name: None,
+            field_manager: None,
+            force: None,
+            query: Default::default(),
+        };
+        self.list_candidates(&t)
+            .into_iter()
+            .map(|(_, o)| o)
+            .collect()
+    }
 }
 
 fn objref(t: &Target, name: &str) -> ObjectRef {

@@ -245,3 +245,25 @@ fn deployments_are_checked_down_to_containers() {
         "Deployment in version \"v1\" cannot be handled as a Deployment: strict decoding error: unknown field \"spec.template.spec.containers[1].imagee\""
     );
 }
+
+#[test]
+fn secrets_know_string_data_and_type() {
+    let mut w = W::new();
+    let o = w.send(
+        Method::Post,
+        "/api/v1/namespaces/default/secrets?fieldValidation=Strict",
+        "application/json",
+        json!({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"type":"Opaque","stringData":{"a":"b"},"immutable":false}),
+    );
+    assert_eq!(o.response.code, 201, "{}", o.response.body);
+    let o = w.send(
+        Method::Post,
+        "/api/v1/namespaces/default/secrets?fieldValidation=Strict",
+        "application/json",
+        json!({"apiVersion":"v1","kind":"Secret","metadata":{"name":"t"},"strinData":{"a":"b"}}),
+    );
+    assert_eq!(
+        o.response.body["message"],
+        "Secret in version \"v1\" cannot be handled as a Secret: strict decoding error: unknown field \"strinData\""
+    );
+}
