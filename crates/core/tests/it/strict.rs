@@ -267,3 +267,45 @@ fn secrets_know_string_data_and_type() {
         "Secret in version \"v1\" cannot be handled as a Secret: strict decoding error: unknown field \"strinData\""
     );
 }
+
+#[test]
+fn an_unsupported_directive_is_the_options_422() {
+    let mut w = W::new();
+    for (method, path, options) in [
+        (Method::Post, CM.to_string(), "CreateOptions"),
+        (Method::Put, format!("{CM}/c"), "UpdateOptions"),
+        (Method::Patch, format!("{CM}/c"), "PatchOptions"),
+    ] {
+        let ct = if method == Method::Patch {
+            "application/merge-patch+json"
+        } else {
+            "application/json"
+        };
+        let o = w.send(
+            method,
+            &format!("{path}?fieldValidation=strict"),
+            ct,
+            json!({"metadata":{"name":"c"}}),
+        );
+        assert_eq!(o.response.code, 422);
+        assert_eq!(
+            o.response.body,
+            json!({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+                   "message": format!("{options}.meta.k8s.io \"\" is invalid: fieldValidation: Unsupported value: \"strict\": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\""),
+                   "reason":"Invalid",
+                   "details":{"group":"meta.k8s.io","kind":options,"causes":[{"reason":"FieldValueNotSupported",
+                       "message":"Unsupported value: \"strict\": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"",
+                       "field":"fieldValidation"}]},
+                   "code":422})
+        );
+    }
+    // The first value counts.
+    let o = w.send(
+        Method::Post,
+        &format!("{CM}?fieldValidation=Ignore&fieldValidation=x"),
+        "application/json",
+        json!({"metadata":{"name":"c"},"spec":{}}),
+    );
+    assert_eq!(o.response.code, 201);
+    assert!(o.warnings.is_empty());
+}
