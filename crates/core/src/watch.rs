@@ -11,7 +11,7 @@
 //! `getAllEventsSinceLocked`, `cache_watcher.go` `convertToWatchEvent`;
 //! kubernetes-semantics.md §6):
 //! - `resourceVersion` unset or `"0"`: the current state first, one synthetic ADDED per object
-//!   (each at its own resourceVersion, in key order: namespace, name), then later changes. The
+//!   (each at its own resourceVersion, in the list's etcd key order), then later changes. The
 //!   apiserver serves both from the cache (an unset RV is parsed as 0; going to etcd instead is
 //!   behind the `WatchFromStorageWithoutResourceVersion` gate, off by default).
 //! - `"N"`: only changes after N, no synthetic events.
@@ -42,10 +42,17 @@
 //! objects and resources are skipped that way, and no DELETED of an object never seen is sent.
 //!
 //! Every write must go through [`WatchCache::handle`]; a write made on the store directly is not
-//! seen by watchers.
+//! seen by watchers. Namespaces that exist without a write (the four built-in ones and those
+//! implied by an object, `store::namespace`) are in the initial state but never in the history:
+//! no write made them.
+//!
+//! [`parse_watch`] reads a watch request's path (selectors with LIST's parsers and 400 texts,
+//! `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`).
 
+use crate::store::list::{check_field_labels, field_value, parse_int};
 use crate::store::meta::{meta_str, parse_rv, set_meta};
-use crate::store::status::{raw_internal, status_body};
+use crate::store::selector::{self, FieldSelector, Selector};
+use crate::store::status::{bad_request, raw_internal, status_body};
 use crate::store::{Actor, Env, EventType, Method, Outcome, Request, Resource, Response, Store};
 use crate::vecmap::VecMap;
 use serde_json::{Map, Value};
@@ -82,18 +89,20 @@ pub struct WatchCache {
     histories: VecMap<Resource, History>,
 }
 
-/// What a watcher wants: one resource, optionally one namespace, one name, a label selector.
+/// What a watcher wants: one resource, optionally one namespace and one name, label and field
+/// selectors (matched as LIST matches them: `store::selector`, the kind's selectable fields).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WatchFilter {
     pub resource: Resource,
-    /// `None`: every namespace (`GET /api/v1/configmaps?watch=true`).
+    /// `None`: every namespace (`GET /api/v1/configmaps?watch=true`, and Namespaces).
     pub namespace: Option<String>,
-    /// `fieldSelector=metadata.name=NAME`, what `kubectl get -w NAME` sends.
+    /// One object by name (a path naming it). `kubectl get -w NAME` sends
+    /// `fieldSelector=metadata.name=NAME` instead, which [`WatchFilter::fields`] holds.
     pub name: Option<String>,
-    /// `labelSelector`, as given.
-    /// TODO(corelist): not applied yet; `store/selector.rs` (branch h-corelist) brings the parser
-    /// and matcher. Until then a label selector matches every object.
-    pub label_selector: Option<String>,
+    /// `labelSelector`.
+    pub labels: Selector,
+    /// `fieldSelector`.
+    pub fields: FieldSelector,
 }
 
 impl WatchFilter {
@@ -103,7 +112,8 @@ impl WatchFilter {
             resource,
             namespace: None,
             name: None,
-            label_selector: None,
+            labels: Selector::default(),
+            fields: FieldSelector::default(),
         }
     }
 
@@ -118,8 +128,65 @@ impl WatchFilter {
                 return false;
             }
         }
-        true
+        self.labels.matches_object(obj)
+            && self.fields.matches(|f| field_value(&self.resource, obj, f))
     }
+}
+
+/// A watch request, parsed: what to send and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchRequest {
+    pub filter: WatchFilter,
+    /// `resourceVersion`, as given (for [`WatchCache::events_since`]).
+    pub resource_version: Option<String>,
+    /// `allowWatchBookmarks`: the client takes BOOKMARK events ([`bookmark_json`]).
+    pub allow_bookmarks: bool,
+    /// `timeoutSeconds`: the server ends the stream after it (without it, the apiserver picks
+    /// a time in [1800 s, 3600 s), §10).
+    pub timeout_seconds: Option<i64>,
+}
+
+/// Go's `runtime.Convert_Slice_string_To_bool` for a query flag: absent is false; `0`, `f`,
+/// `false`, `n`, `no` (any case) are false; any other value (even empty) is true.
+fn query_flag(path: &str, key: &str) -> bool {
+    let query = path.split_once('?').map_or("", |(_, q)| q);
+    let mut value = None;
+    for pair in query.split('&') {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        if k == key && value.is_none() {
+            value = Some(v.to_ascii_lowercase());
+        }
+    }
+    value.is_some_and(|v| !matches!(v.as_str(), "0" | "f" | "false" | "n" | "no"))
+}
+
+/// Parses a watch request's path (`…/configmaps?watch=true&resourceVersion=…`): the resource,
+/// namespace, selectors, `resourceVersion`, `allowWatchBookmarks` and `timeoutSeconds`, with
+/// LIST's error answers (404 for a path the store does not serve; 400 for a bad selector, an
+/// unselectable field or a bad `timeoutSeconds`, the texts of `store::list`).
+pub fn parse_watch(path: &str) -> Result<WatchRequest, Response> {
+    let t = crate::store::path::parse(path)?;
+    let q = &t.query;
+    let bad = |e: String| bad_request(&e);
+    let timeout_seconds = match &q.timeout_seconds {
+        Some(s) => Some(parse_int(s).map_err(bad)?),
+        None => None,
+    };
+    let labels = selector::parse(q.label_selector.as_deref().unwrap_or("")).map_err(bad)?;
+    let fields = selector::parse_fields(q.field_selector.as_deref().unwrap_or("")).map_err(bad)?;
+    check_field_labels(&t.resource, &fields)?;
+    Ok(WatchRequest {
+        filter: WatchFilter {
+            resource: t.resource.clone(),
+            namespace: Some(t.namespace.clone()).filter(|ns| !ns.is_empty()),
+            name: t.name.clone(),
+            labels,
+            fields,
+        },
+        resource_version: q.resource_version.clone(),
+        allow_bookmarks: query_flag(path, "allowWatchBookmarks"),
+        timeout_seconds,
+    })
 }
 
 /// One event for a watcher.
@@ -270,13 +337,15 @@ impl WatchCache {
             ))
         })?;
         if rv == 0 {
+            let ns = filter.namespace.as_deref().unwrap_or("");
             return Ok(store
-                .objects()
-                .filter(|(r, obj)| r.resource == filter.resource && filter.matches(obj))
-                .map(|(_, obj)| WatchEntry {
+                .watch_state(&filter.resource, ns)
+                .into_iter()
+                .filter(|obj| filter.matches(obj))
+                .map(|obj| WatchEntry {
                     kind: EventType::Added,
-                    object: obj.clone(),
-                    resource_version: parse_rv(meta_str(obj, "resourceVersion")).unwrap_or(0),
+                    resource_version: parse_rv(meta_str(&obj, "resourceVersion")).unwrap_or(0),
+                    object: obj,
                 })
                 .collect());
         }

@@ -67,6 +67,12 @@ fn ok(code: u16, body: Value) -> Outcome {
 
 /// `fieldValidation` of a POST / PUT body (after its type check, which wins).
 fn strict_body(res: &Resource, req: &Request) -> Result<Vec<String>, Response> {
+    let options = if req.method == Method::Post {
+        "CreateOptions"
+    } else {
+        "UpdateOptions"
+    };
+    strict::validate_directive(&req.path, options)?;
     match req.body.as_ref() {
         Some(b) if meta::decode_check(res, b).is_ok() => {
             strict::check_body(res, b, strict::directive(&req.path))
@@ -378,6 +384,7 @@ impl Store {
                 )],
             ));
         }
+        strict::validate_directive(&req.path, "PatchOptions")?;
         let Some(body) = req.body.as_ref() else {
             return Err(status::bad_request("the body of the request was empty"));
         };
@@ -674,6 +681,23 @@ impl Store {
             .and_then(|name| self.objects.get(&objref(&t, name)))
             .map(|e| e.object.clone());
         Some((t.resource, current))
+    }
+
+    /// For `crate::watch`: the objects a watch of `resource` in `namespace` (`""`: every
+    /// namespace) starts from, as stored, in the list's (etcd key) order.
+    pub(crate) fn watch_state(&self, resource: &Resource, namespace: &str) -> Vec<Value> {
+        let t = Target {
+            resource: resource.clone(),
+            namespace: namespace.to_string(),
+            name: None,
+            field_manager: None,
+            force: None,
+            query: Default::default(),
+        };
+        self.list_candidates(&t)
+            .into_iter()
+            .map(|(_, o)| o)
+            .collect()
     }
 }
 

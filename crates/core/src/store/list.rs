@@ -50,7 +50,7 @@ struct ListOptions {
 }
 
 /// Go's `strconv.ParseInt(s, 10, 64)`, with its error text.
-fn parse_int(s: &str) -> Result<i64, String> {
+pub(crate) fn parse_int(s: &str) -> Result<i64, String> {
     let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!(
@@ -67,7 +67,7 @@ fn parse_int(s: &str) -> Result<i64, String> {
 }
 
 /// The value of a selectable field of an object (`None`: the kind has no such field).
-fn field_value(res: &Resource, obj: &Value, field: &str) -> Option<String> {
+pub(crate) fn field_value(res: &Resource, obj: &Value, field: &str) -> Option<String> {
     let meta = |k: &str| super::meta::meta_str(obj, k).to_string();
     match (res, field) {
         (_, "metadata.name") => Some(meta("name")),
@@ -90,7 +90,7 @@ fn field_value(res: &Resource, obj: &Value, field: &str) -> Option<String> {
 }
 
 /// `ConvertFieldLabel` for the kind: the 400 text for a field it cannot select on.
-fn check_field_labels(res: &Resource, fields: &FieldSelector) -> Result<(), Response> {
+pub(crate) fn check_field_labels(res: &Resource, fields: &FieldSelector) -> Result<(), Response> {
     let probe = Value::Object(Map::new());
     for t in &fields.terms {
         if field_value(res, &probe, &t.field).is_none() {
@@ -241,7 +241,7 @@ fn decode_continue(token: &str) -> Result<(String, i64), String> {
 impl Store {
     /// The objects a list of `t` walks, with their keys relative to the list's etcd prefix,
     /// in key order.
-    fn list_candidates(&self, t: &Target) -> Vec<(String, Value)> {
+    pub(crate) fn list_candidates(&self, t: &Target) -> Vec<(String, Value)> {
         let mut items: Vec<(String, Value)> = if t.resource == Resource::Namespace {
             self.namespaces()
         } else {

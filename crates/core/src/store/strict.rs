@@ -27,9 +27,12 @@
 //!   the text of one `Warning: 299 - "…"` header ([`super::Outcome::warnings`]);
 //! - `Ignore`: nothing.
 //!
+//! An unsupported directive (`fieldValidation=strict`) is the options' 422 (`Unsupported
+//! value`), before the body is read.
+//!
 //! Not modelled: duplicate fields (`duplicate field "x"`: bodies reach the store already
 //! parsed), server-side apply (its unknown fields are a schema error of the typed patch, not a
-//! `fieldValidation` matter), an unsupported directive value (`Unsupported value`, 422), and
+//! `fieldValidation` matter), and
 //! custom resources (the store has no CRD schemas: every field is kept, as with
 //! `x-kubernetes-preserve-unknown-fields`).
 //!
@@ -53,20 +56,42 @@ pub(crate) enum Directive {
     Ignore,
 }
 
-/// The directive of a request path's query (`fieldValidation=…`); absent or unknown: `Warn`.
-pub(crate) fn directive(path: &str) -> Directive {
+/// The first `fieldValidation` value of a request path's query, raw (`None` when absent).
+fn raw_directive(path: &str) -> Option<&str> {
     let query = path.split_once('?').map_or("", |(_, q)| q);
-    let mut d = Directive::Warn;
-    for pair in query.split('&') {
-        if let Some(v) = pair.strip_prefix("fieldValidation=") {
-            d = match v {
-                "Strict" => Directive::Strict,
-                "Ignore" => Directive::Ignore,
-                _ => Directive::Warn,
-            };
-        }
+    query
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("fieldValidation="))
+}
+
+/// The directive of a request path's query (`fieldValidation=…`, the first one given); absent:
+/// `Warn`. An unsupported value is refused by [`validate_directive`] first; here it is `Warn`.
+pub(crate) fn directive(path: &str) -> Directive {
+    match raw_directive(path) {
+        Some("Strict") => Directive::Strict,
+        Some("Ignore") => Directive::Ignore,
+        _ => Directive::Warn,
     }
-    d
+}
+
+/// `ValidateFieldValidation` of the request's options (`CreateOptions`, `UpdateOptions`,
+/// `PatchOptions`): 422 `CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported
+/// value: "x": supported values: "", "Ignore", "Strict", "Warn"`. The apiserver reports it
+/// together with the options' other errors in one Status; here it is checked after them.
+pub(crate) fn validate_directive(path: &str, options: &str) -> Result<(), super::Response> {
+    match raw_directive(path) {
+        None | Some("" | "Strict" | "Warn" | "Ignore") => Ok(()),
+        Some(v) => Err(status::invalid(
+            "meta.k8s.io",
+            options,
+            "",
+            &[FieldError::not_supported(
+                "fieldValidation",
+                Value::String(v.to_string()),
+                &["", "Ignore", "Strict", "Warn"],
+            )],
+        )),
+    }
 }
 
 /// A type in the known-field tree.

@@ -245,3 +245,67 @@ fn deployments_are_checked_down_to_containers() {
         "Deployment in version \"v1\" cannot be handled as a Deployment: strict decoding error: unknown field \"spec.template.spec.containers[1].imagee\""
     );
 }
+
+#[test]
+fn secrets_know_string_data_and_type() {
+    let mut w = W::new();
+    let o = w.send(
+        Method::Post,
+        "/api/v1/namespaces/default/secrets?fieldValidation=Strict",
+        "application/json",
+        json!({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"type":"Opaque","stringData":{"a":"b"},"immutable":false}),
+    );
+    assert_eq!(o.response.code, 201, "{}", o.response.body);
+    let o = w.send(
+        Method::Post,
+        "/api/v1/namespaces/default/secrets?fieldValidation=Strict",
+        "application/json",
+        json!({"apiVersion":"v1","kind":"Secret","metadata":{"name":"t"},"strinData":{"a":"b"}}),
+    );
+    assert_eq!(
+        o.response.body["message"],
+        "Secret in version \"v1\" cannot be handled as a Secret: strict decoding error: unknown field \"strinData\""
+    );
+}
+
+#[test]
+fn an_unsupported_directive_is_the_options_422() {
+    let mut w = W::new();
+    for (method, path, options) in [
+        (Method::Post, CM.to_string(), "CreateOptions"),
+        (Method::Put, format!("{CM}/c"), "UpdateOptions"),
+        (Method::Patch, format!("{CM}/c"), "PatchOptions"),
+    ] {
+        let ct = if method == Method::Patch {
+            "application/merge-patch+json"
+        } else {
+            "application/json"
+        };
+        let o = w.send(
+            method,
+            &format!("{path}?fieldValidation=strict"),
+            ct,
+            json!({"metadata":{"name":"c"}}),
+        );
+        assert_eq!(o.response.code, 422);
+        assert_eq!(
+            o.response.body,
+            json!({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+                   "message": format!("{options}.meta.k8s.io \"\" is invalid: fieldValidation: Unsupported value: \"strict\": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\""),
+                   "reason":"Invalid",
+                   "details":{"group":"meta.k8s.io","kind":options,"causes":[{"reason":"FieldValueNotSupported",
+                       "message":"Unsupported value: \"strict\": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"",
+                       "field":"fieldValidation"}]},
+                   "code":422})
+        );
+    }
+    // The first value counts.
+    let o = w.send(
+        Method::Post,
+        &format!("{CM}?fieldValidation=Ignore&fieldValidation=x"),
+        "application/json",
+        json!({"metadata":{"name":"c"},"spec":{}}),
+    );
+    assert_eq!(o.response.code, 201);
+    assert!(o.warnings.is_empty());
+}

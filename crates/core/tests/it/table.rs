@@ -235,12 +235,7 @@ fn a_deployment_prints_ready_up_to_date_available_age_and_the_wide_columns() {
 #[test]
 fn secrets_namespaces_and_custom_resources_have_their_printers_columns() {
     let created = json!({"name":"s","namespace":"default","creationTimestamp":"2026-01-01T00:00:00Z","resourceVersion":"9"});
-    let secret = Resource::Custom {
-        plural: "secrets".into(),
-        group: String::new(),
-    };
-    // The printer is chosen by group and plural, so a core "secrets" resource prints as Secret.
-    assert_eq!(secret.group(), "");
+    let secret = Resource::Secret;
     let s = json!({"apiVersion":"v1","kind":"Secret","metadata":created,"type":"Opaque","data":{"a":"YQ==","b":"Yg=="}});
     let t = table(&s, &secret, 65_000, IncludeObject::Metadata);
     assert_eq!(
@@ -254,10 +249,7 @@ fn secrets_namespaces_and_custom_resources_have_their_printers_columns() {
     );
     assert_eq!(t["rows"][0]["cells"], json!(["s", "Opaque", 2, "65s"]));
 
-    let ns = Resource::Custom {
-        plural: "namespaces".into(),
-        group: String::new(),
-    };
+    let ns = Resource::Namespace;
     let n = json!({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a","creationTimestamp":"2026-01-01T00:00:00Z"},"status":{"phase":"Active"}});
     let t = table(&n, &ns, 8 * 86_400_000, IncludeObject::Metadata);
     assert_eq!(

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use rvlab_core::rng::Rng;
 use rvlab_core::store::{Actor, Env, EventType, Method, Outcome, Request, Resource, Store};
 use rvlab_core::watch::{
-    bookmark_json, entry_json, error_json, WatchCache, WatchEntry, WatchFilter,
+    bookmark_json, entry_json, error_json, parse_watch, WatchCache, WatchEntry, WatchFilter,
 };
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -403,4 +403,124 @@ proptest! {
         // Continuing from the store's revision: nothing more.
         prop_assert!(w.since(&f, Some(&w.store.revision().to_string())).unwrap().is_empty());
     }
+}
+
+#[test]
+fn label_selectors_turn_label_changes_into_added_and_deleted() {
+    let mut w = World::new(100);
+    let req = parse_watch("/api/v1/namespaces/default/configmaps?watch=true&labelSelector=app%3Dweb&resourceVersion=0").unwrap();
+    assert_eq!(req.resource_version.as_deref(), Some("0"));
+    assert!(!req.allow_bookmarks);
+    let f = req.filter;
+    assert_eq!(f.namespace.as_deref(), Some("default"));
+    w.create("default", "a", "1"); // 1, no labels
+    let label = |w: &mut World, v: Value| {
+        w.send(
+            Method::Patch,
+            "/api/v1/namespaces/default/configmaps/a",
+            Some("application/merge-patch+json"),
+            Some(json!({"metadata":{"labels":{"app":v}}})),
+        )
+    };
+    label(&mut w, json!("web")); // 2: starts matching
+    w.set("default", "a", "2"); // 3: still matching
+    label(&mut w, json!("db")); // 4: stops matching
+    w.set("default", "a", "3"); // 5: not matching
+    let es = w.since(&f, Some("1")).unwrap();
+    assert_eq!(
+        summary(&es),
+        vec![
+            (EventType::Added, "a".to_string(), 2),
+            (EventType::Modified, "a".to_string(), 3),
+            (EventType::Deleted, "a".to_string(), 4),
+        ]
+    );
+    // The DELETED of an object leaving the selector: its previous content at the new RV.
+    assert_eq!(es[2].object["metadata"]["labels"]["app"], "web");
+    assert_eq!(es[2].object["data"]["k"], "2");
+    assert_eq!(rv_of(&es[2].object), "4");
+    // The state: nothing matches now.
+    assert!(w.since(&f, None).unwrap().is_empty());
+}
+
+#[test]
+fn parse_watch_reads_kubectls_and_pythons_watch_requests() {
+    // kubectl get cm -w NAME (§6.12).
+    let r = parse_watch("/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dmy-config&resourceVersion=104&watch=true").unwrap();
+    assert_eq!(r.resource_version.as_deref(), Some("104"));
+    let mut w = World::new(100);
+    w.create("default", "my-config", "1");
+    w.create("default", "other", "1");
+    assert_eq!(
+        summary(&w.since(&r.filter, None).unwrap()),
+        vec![(EventType::Added, "my-config".to_string(), 1)]
+    );
+    // Every namespace, bookmarks, a timeout.
+    let r = parse_watch("/api/v1/configmaps?watch=True&allowWatchBookmarks=true&timeoutSeconds=30")
+        .unwrap();
+    assert_eq!(r.filter.namespace, None);
+    assert!(r.allow_bookmarks);
+    assert_eq!(r.timeout_seconds, Some(30));
+    assert!(
+        !parse_watch("/api/v1/configmaps?allowWatchBookmarks=false")
+            .unwrap()
+            .allow_bookmarks
+    );
+    // LIST's errors.
+    let e =
+        parse_watch("/api/v1/namespaces/default/configmaps?watch=true&fieldSelector=spec.x%3D1")
+            .unwrap_err();
+    assert_eq!(e.code, 400);
+    assert_eq!(
+        e.body["message"],
+        "\"spec.x\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
+    );
+    assert_eq!(
+        parse_watch("/api/v1/namespaces/default/configmaps?labelSelector=a%3D%3D%3Db")
+            .unwrap_err()
+            .code,
+        400
+    );
+    assert_eq!(
+        parse_watch("/api/v1/namespaces/default/configmaps?timeoutSeconds=x")
+            .unwrap_err()
+            .code,
+        400
+    );
+    assert_eq!(
+        parse_watch("/api/v1/namespaces/default/pods?watch=true")
+            .unwrap_err()
+            .code,
+        404
+    );
+}
+
+#[test]
+fn a_namespace_watch_starts_from_every_namespace_and_sees_created_ones() {
+    let mut w = World::new(100);
+    let f = parse_watch("/api/v1/namespaces?watch=true").unwrap().filter;
+    let names = |es: &[WatchEntry]| -> Vec<String> {
+        es.iter()
+            .map(|e| e.object["metadata"]["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        names(&w.since(&f, None).unwrap()),
+        ["default", "kube-node-lease", "kube-public", "kube-system"]
+    );
+    w.create("default", "c", "1"); // 1
+    let o = w.send(
+        Method::Post,
+        "/api/v1/namespaces",
+        Some("application/json"),
+        Some(json!({"metadata":{"name":"team-a"}})),
+    ); // 2
+    assert_eq!(o.response.code, 201);
+    let es = w.since(&f, Some("0")).unwrap();
+    assert_eq!(names(&es)[4], "team-a");
+    assert_eq!(
+        summary(&w.since(&f, Some("1")).unwrap()),
+        vec![(EventType::Added, "team-a".to_string(), 2)]
+    );
+    assert!(w.since(&f, Some("2")).unwrap().is_empty());
 }
