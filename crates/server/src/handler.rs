@@ -217,9 +217,7 @@ pub(crate) async fn handle(
     if method == Method::Get && crate::watch::is_watch(&pairs) {
         let program = client::program(user_agent.as_deref());
         let table = table_wanted(header(&req, hyper::header::ACCEPT), &path, &pairs);
-        if let Some(r) = crate::watch::start(&shared, &path, &pairs, program, table) {
-            return Ok(r);
-        }
+        return Ok(crate::watch::start(&shared, &path_q, program, table));
     }
     let how = match method {
         Method::Post | Method::Put => Use::Object,

@@ -12,19 +12,18 @@
 //!   the server stops.
 //! - `allowWatchBookmarks=true`: a BOOKMARK of the watched kind every
 //!   `Limits::bookmark_interval` (the apiserver's is about a minute) and before a timeout end.
-//! - `fieldSelector=metadata.name=N` (what `kubectl get -w NAME` sends) and
-//!   `metadata.namespace=NS` filter; `labelSelector` is passed to the cache.
+//! - The request (selectors, `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`) is
+//!   parsed by the core's `watch::parse_watch`, with LIST's 400s for bad selectors.
 //! - Each watcher has its own task and channel: a slow reader only ever waits for itself; the
 //!   state's lock is never held while sending.
 //! - At most `Limits::max_watchers` at once; one more is the apiserver's 429.
 
-use crate::client::{self, Target};
 use crate::handler::{reply, HttpResponse};
 use crate::Shared;
 use bytes::Bytes;
 use hyper::body::Frame;
 use rvlab_core::store::table::watch_table;
-use rvlab_core::watch::{bookmark_json, entry_json, error_json, WatchEntry, WatchFilter};
+use rvlab_core::watch::{bookmark_json, entry_json, error_json, parse_watch, WatchEntry};
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -50,12 +49,18 @@ impl hyper::body::Body for Stream {
     }
 }
 
-/// Whether the query asks for a watch (`watch=true`, `watch=1`, Go's `ParseBool`).
+/// Whether the query asks for a watch: `watch` present and not `0`, `f`, `false`, `n`, `no`
+/// in any case (Go's `runtime.Convert_Slice_string_To_bool`, the first value).
 pub fn is_watch(pairs: &[(String, String)]) -> bool {
-    matches!(
-        client::query_value(pairs, "watch"),
-        Some("1" | "t" | "T" | "true" | "TRUE" | "True")
-    )
+    pairs
+        .iter()
+        .find(|(k, _)| k == "watch")
+        .is_some_and(|(_, v)| {
+            !matches!(
+                v.to_ascii_lowercase().as_str(),
+                "0" | "f" | "false" | "n" | "no"
+            )
+        })
 }
 
 /// The apiserver's max-in-flight refusal (AS `filters/maxinflight.go`, `tooManyRequests`):
@@ -87,41 +92,26 @@ impl Drop for Slot {
 /// Starts a watch, or answers why not. `None`: not a watchable path (the store answers).
 pub(crate) fn start(
     shared: &Arc<Shared>,
-    path: &str,
-    pairs: &[(String, String)],
+    path_q: &str,
     program: String,
     table: Option<crate::handler::TableWanted>,
-) -> Option<HttpResponse> {
-    let Target::Collection(group, plural, namespace) = client::target(path) else {
-        return None;
+) -> HttpResponse {
+    let wr = match parse_watch(path_q) {
+        Ok(w) => w,
+        Err(resp) => return crate::handler::json_reply(resp.code, &resp.body),
     };
-    let res = client::resource_of(&group, &plural)?;
-    let mut filter = WatchFilter::new(res.clone());
-    filter.namespace = namespace.clone();
-    filter.label_selector = client::query_value(pairs, "labelSelector").map(str::to_string);
-    if let Some(fs) = client::query_value(pairs, "fieldSelector") {
-        for term in fs.split(',') {
-            match term.split_once('=') {
-                Some(("metadata.name", v)) => filter.name = Some(v.trim_start_matches('=').into()),
-                Some(("metadata.namespace", v)) => {
-                    filter.namespace = Some(v.trim_start_matches('=').into())
-                }
-                _ => {}
-            }
-        }
-    }
-    let rv = client::query_value(pairs, "resourceVersion").map(str::to_string);
-    let timeout = client::query_value(pairs, "timeoutSeconds")
-        .and_then(|t| t.parse::<u64>().ok())
+    let res = wr.filter.resource.clone();
+    let filter = wr.filter;
+    let rv = wr.resource_version;
+    let timeout = wr
+        .timeout_seconds
+        .and_then(|t| u64::try_from(t).ok())
         .filter(|t| *t > 0)
         .unwrap_or(DEFAULT_WATCH_SECONDS);
-    let bookmarks = matches!(
-        client::query_value(pairs, "allowWatchBookmarks"),
-        Some("1" | "t" | "T" | "true" | "TRUE" | "True")
-    );
+    let bookmarks = wr.allow_bookmarks;
     if shared.watchers.fetch_add(1, Ordering::SeqCst) >= shared.limits.max_watchers {
         shared.watchers.fetch_sub(1, Ordering::SeqCst);
-        return Some(too_many());
+        return too_many();
     }
     let slot = Slot(shared.clone());
     // The first answer, under the lock.
@@ -133,7 +123,7 @@ pub(crate) fn start(
     let first = match first {
         Ok(entries) => Ok(entries),
         Err(resp) if resp.code == 410 => Err(error_json(&resp)),
-        Err(resp) => return Some(crate::handler::json_reply(resp.code, &resp.body)),
+        Err(resp) => return crate::handler::json_reply(resp.code, &resp.body),
     };
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     let shared = shared.clone();
@@ -225,7 +215,7 @@ pub(crate) fn start(
         hyper::header::CONTENT_TYPE,
         hyper::header::HeaderValue::from_static("application/json"),
     );
-    Some(r)
+    r
 }
 
 struct Watcher {

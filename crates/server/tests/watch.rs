@@ -191,3 +191,28 @@ fn kubectl_get_w_gets_one_row_tables_with_the_columns_first() {
     assert!(ev["object"]["columnDefinitions"].is_null());
     h.stop().unwrap();
 }
+
+#[test]
+fn selectors_filter_the_stream_and_a_bad_one_is_400() {
+    let h = server(Some(&lesson("stale-update")));
+    // No object has the label: the stream ends at its timeout with no event.
+    let (code, mut r) = open_watch(h.addr(), "&labelSelector=app%3Dnope&timeoutSeconds=1");
+    assert_eq!(code, 200);
+    assert!(next_event(&mut r).is_none());
+    // kubectl get -w NAME: the named object only.
+    let (_, mut r) = open_watch(h.addr(), "&fieldSelector=metadata.name%3Dmy-config");
+    assert_eq!(
+        next_event(&mut r).unwrap()["object"]["metadata"]["name"],
+        "my-config"
+    );
+    let a = request(
+        h.addr(),
+        "GET",
+        &format!("{CM}?watch=true&labelSelector=a%20in"),
+        &[],
+        b"",
+    );
+    assert_eq!(a.code, 400, "{}", a.text());
+    assert_eq!(a.json()["kind"], "Status");
+    h.stop().unwrap();
+}
