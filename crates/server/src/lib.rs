@@ -317,3 +317,31 @@ impl Drop for Handle {
         let _ = self.stop_inner();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_under_the_lock_leaves_the_state_usable() {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let server = rt
+            .block_on(bind(Options {
+                listen: "127.0.0.1:0".into(),
+                ..Options::default()
+            }))
+            .unwrap();
+        let shared = server.shared.clone();
+        let other = shared.clone();
+        let panicked = std::thread::spawn(move || {
+            let _guard = other.lock();
+            panic!("a bug under the lock");
+        })
+        .join();
+        assert!(panicked.is_err());
+        assert!(shared.state.is_poisoned());
+        // The next request still gets the state.
+        let st = shared.lock();
+        assert_eq!(st.store.revision(), 0);
+    }
+}
