@@ -50,7 +50,7 @@ struct ListOptions {
 }
 
 /// Go's `strconv.ParseInt(s, 10, 64)`, with its error text.
-fn parse_int(s: &str) -> Result<i64, String> {
+pub(crate) fn parse_int(s: &str) -> Result<i64, String> {
     let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!(

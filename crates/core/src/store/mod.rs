@@ -64,6 +64,7 @@ mod handler;
 mod list;
 mod meta;
 mod namespace;
+mod options;
 mod patch;
 mod path;
 mod provenance;
