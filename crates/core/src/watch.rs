@@ -49,9 +49,9 @@
 //! [`parse_watch`] reads a watch request's path (selectors with LIST's parsers and 400 texts,
 //! `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`).
 
-use crate::store::list::{check_field_labels, field_value, parse_int};
+use crate::store::list::{field_value, parse_int};
 use crate::store::meta::{meta_str, parse_rv, set_meta};
-use crate::store::selector::{self, FieldSelector, Selector};
+use crate::store::selector::{FieldSelector, Selector};
 use crate::store::status::{bad_request, raw_internal, status_body};
 use crate::store::{Actor, Env, EventType, Method, Outcome, Request, Resource, Response, Store};
 use crate::vecmap::VecMap;
@@ -96,8 +96,8 @@ pub struct WatchFilter {
     pub resource: Resource,
     /// `None`: every namespace (`GET /api/v1/configmaps?watch=true`, and Namespaces).
     pub namespace: Option<String>,
-    /// One object by name (a path naming it). `kubectl get -w NAME` sends
-    /// `fieldSelector=metadata.name=NAME` instead, which [`WatchFilter::fields`] holds.
+    /// One object by name. `kubectl get -w NAME` sends `fieldSelector=metadata.name=NAME`,
+    /// which [`WatchFilter::fields`] holds ([`parse_watch`] leaves this `None`).
     pub name: Option<String>,
     /// `labelSelector`.
     pub labels: Selector,
@@ -161,29 +161,26 @@ fn query_flag(path: &str, key: &str) -> bool {
 }
 
 /// Parses a watch request's path (`…/configmaps?watch=true&resourceVersion=…`): the resource,
-/// namespace, selectors, `resourceVersion`, `allowWatchBookmarks` and `timeoutSeconds`, with
-/// LIST's error answers (404 for a path the store does not serve; 400 for a bad selector, an
-/// unselectable field or a bad `timeoutSeconds`, the texts of `store::list`).
+/// namespace and selectors as LIST reads them ([`crate::store::list_filter`]: 404 for a path the
+/// store does not serve, 405 for an object's path, 400/422 for bad selectors, unselectable
+/// fields, a bad `timeoutSeconds` or bad list options), `resourceVersion`,
+/// `allowWatchBookmarks` and `timeoutSeconds`.
 pub fn parse_watch(path: &str) -> Result<WatchRequest, Response> {
+    let lf = crate::store::list_filter(path)?;
     let t = crate::store::path::parse(path)?;
-    let q = &t.query;
-    let bad = |e: String| bad_request(&e);
-    let timeout_seconds = match &q.timeout_seconds {
-        Some(s) => Some(parse_int(s).map_err(bad)?),
+    let timeout_seconds = match &t.query.timeout_seconds {
+        Some(s) => Some(parse_int(s).map_err(|e| bad_request(&e))?),
         None => None,
     };
-    let labels = selector::parse(q.label_selector.as_deref().unwrap_or("")).map_err(bad)?;
-    let fields = selector::parse_fields(q.field_selector.as_deref().unwrap_or("")).map_err(bad)?;
-    check_field_labels(&t.resource, &fields)?;
     Ok(WatchRequest {
         filter: WatchFilter {
-            resource: t.resource.clone(),
-            namespace: Some(t.namespace.clone()).filter(|ns| !ns.is_empty()),
-            name: t.name.clone(),
-            labels,
-            fields,
+            resource: lf.resource,
+            namespace: Some(lf.namespace).filter(|ns| !ns.is_empty()),
+            name: None,
+            labels: lf.labels,
+            fields: lf.fields,
         },
-        resource_version: q.resource_version.clone(),
+        resource_version: t.query.resource_version.clone(),
         allow_bookmarks: query_flag(path, "allowWatchBookmarks"),
         timeout_seconds,
     })

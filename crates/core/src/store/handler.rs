@@ -1,18 +1,20 @@
 //! `Store::handle`: the request handlers, with the apiserver's order of checks.
 //!
-//! - **POST**: decode (400) → namespace (400) → system fields → validation (422) →
+//! - **POST**: CreateOptions `dryRun` (422) → decode (400) → namespace (400) → strict namespaces
+//!   (404, `namespace`) → system fields → validation (422) →
 //!   resourceVersion on create (numeric non-zero: raw 500; unparseable: cleared) → existing
 //!   name (409 AlreadyExists) → write (201).
-//! - **PUT**: decode (400) → namespace, name (400) → missing (404) → UID precondition of a body
+//! - **PUT**: UpdateOptions `dryRun` (422) → decode (400) → namespace, name (400) → missing (404) → UID precondition of a body
 //!   `metadata.uid` (409, §1.7b) → the update closure below.
-//! - **PATCH**: media type (415) → PatchOptions (422) → missing (404; apply creates, 201) →
+//! - **PATCH**: media type (415) → PatchOptions (`force`, `fieldManager`, `dryRun`: 422) → missing (404; apply creates, 201) →
 //!   patch (400/422) or apply (409 conflicts) → decode, `checkName` (400) → the update closure.
 //! - **update closure** (§2.4): resourceVersion parse (raw 500) → `0`/empty: unconditional for
 //!   ConfigMap and Deployment, 422 for custom resources → mismatch 409 → `BeforeUpdate`
 //!   (uid, creationTimestamp, generation, a Deployment's status kept) → validation (422) →
 //!   generation → ownership → no-op check (200, nothing written) → write (200).
-//! - **DELETE**: missing (404) → preconditions UID then resourceVersion (409, Kind-named) →
-//!   delete (200 Status Success).
+//! - **DELETE**: DeleteOptions (400 decode, 422 validation; module `options`) → missing (404)
+//!   → preconditions UID then resourceVersion (409, Kind-named) → delete (200 Status Success).
+//! - **dryRun=All** on any write: the write runs on a copy of the store (module `options`).
 //! - **GET** an object (200 / 404); GET of a collection returns a list. Other method/path
 //!   combinations (POST to a name, PUT to a collection, …) are 405 MethodNotAllowed.
 //!
@@ -22,6 +24,7 @@
 use super::fields::{self, Manager};
 use super::meta::{self, meta_str, set_meta};
 use super::namespace;
+use super::options;
 use super::patch::{self, PatchType};
 use super::path::{self, Target};
 use super::status::{self, FieldError};
@@ -67,12 +70,6 @@ fn ok(code: u16, body: Value) -> Outcome {
 
 /// `fieldValidation` of a POST / PUT body (after its type check, which wins).
 fn strict_body(res: &Resource, req: &Request) -> Result<Vec<String>, Response> {
-    let options = if req.method == Method::Post {
-        "CreateOptions"
-    } else {
-        "UpdateOptions"
-    };
-    strict::validate_directive(&req.path, options)?;
     match req.body.as_ref() {
         Some(b) if meta::decode_check(res, b).is_ok() => {
             strict::check_body(res, b, strict::directive(&req.path))
@@ -217,19 +214,61 @@ impl Store {
                 .unwrap_or_else(|| actor.name.clone()),
             now: meta::timestamp(env.now_ms),
         };
+        let dry = match (req.method, &req.body) {
+            (Method::Get, _) => false,
+            (Method::Delete, Some(Value::Object(o))) => o
+                .get("dryRun")
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty()),
+            (Method::Delete, Some(b)) if !b.is_null() => false,
+            _ => !t.query.dry_run.is_empty(),
+        };
+        if dry {
+            return self.dry_run(&t, req, &ctx, env);
+        }
+        self.dispatch(&t, req, &ctx, env)
+    }
+
+    /// A dry run: the write on a copy of the store, answered as the dry-run storage answers it.
+    fn dry_run(&self, t: &Target, req: &Request, ctx: &Ctx, env: &mut Env) -> Outcome {
+        let mut scratch = self.clone();
+        let mut out = scratch.dispatch(t, req, ctx, env);
+        let body = &mut out.response.body;
+        if body.get("kind").and_then(Value::as_str) != Some("Status") {
+            let stored = t
+                .name
+                .as_deref()
+                .and_then(|n| self.objects.get(&objref(t, n)))
+                .map(|e| meta_str(&e.object, "resourceVersion").to_string());
+            let rv = match (out.response.code, stored) {
+                (200, Some(rv)) => Value::String(rv),
+                _ => Value::Null,
+            };
+            set_meta(body, "resourceVersion", rv);
+        }
+        Outcome {
+            response: out.response,
+            revision: None,
+            lost_updates: Vec::new(),
+            warnings: out.warnings,
+        }
+    }
+
+    /// Routes a parsed request to its handler.
+    fn dispatch(&mut self, t: &Target, req: &Request, ctx: &Ctx, env: &mut Env) -> Outcome {
         let cluster = t.resource.is_cluster_scoped();
         let result = match (req.method, t.name.as_deref()) {
-            (Method::Get, Some(name)) => self.do_get(&t, name),
-            (Method::Get, None) => self.do_list(&t).map(|r| ok(r.code, r.body)),
+            (Method::Get, Some(name)) => self.do_get(t, name),
+            (Method::Get, None) => self.do_list(t).map(|r| ok(r.code, r.body)),
             // The every-namespace paths serve only LIST (and WATCH); Namespaces are created
             // and read, not updated or deleted (see `namespace`).
             (Method::Post, None) if cluster || !t.namespace.is_empty() => {
-                self.do_create(&t, req, &ctx, env)
+                self.do_create(t, req, ctx, env)
             }
             _ if cluster => Err(status::method_not_allowed()),
-            (Method::Put, Some(name)) => self.do_update(&t, name, req, &ctx),
-            (Method::Patch, Some(name)) => self.do_patch(&t, name, req, &ctx, env),
-            (Method::Delete, Some(name)) => self.do_delete(&t, name, req, actor),
+            (Method::Put, Some(name)) => self.do_update(t, name, req, ctx),
+            (Method::Patch, Some(name)) => self.do_patch(t, name, req, ctx, env),
+            (Method::Delete, Some(name)) => self.do_delete(t, name, req, ctx.actor),
             _ => Err(status::method_not_allowed()),
         };
         result.unwrap_or_else(Outcome::failed)
@@ -244,6 +283,26 @@ impl Store {
     }
 
     fn do_get(&self, t: &Target, name: &str) -> Result<Outcome, Response> {
+        // GetOptions.resourceVersion (§6): unset/`0`/not older than N; the store serves its
+        // current state, which is never older than an N it has reached. The watch cache answers
+        // a parse error raw (500, §1.6) and an N ahead of it with 504 (after waiting, here at
+        // once), both before looking the object up.
+        if let Some(rv) = t
+            .query
+            .resource_version
+            .as_deref()
+            .filter(|r| !r.is_empty())
+        {
+            let n = meta::parse_rv(rv).map_err(|e| {
+                status::raw_internal(&format!(
+                    "resourceVersion: Invalid value: {}: {e}",
+                    status::quote(rv)
+                ))
+            })?;
+            if n > self.revision {
+                return Err(status::too_large_resource_version(n, self.revision));
+            }
+        }
         if t.resource == Resource::Namespace {
             return match self.namespace_object(name) {
                 Some(o) => Ok(ok(200, o)),
@@ -265,6 +324,9 @@ impl Store {
         env: &mut Env,
     ) -> Result<Outcome, Response> {
         let res = &t.resource;
+        let mut errs = options::dry_run_errors(&t.query.dry_run);
+        errs.extend(strict::directive_errors(&req.path));
+        options::check("CreateOptions", &errs)?;
         let warnings = strict_body(res, req)?;
         let mut obj = prepare(res, req.body.as_ref(), &t.namespace, None, NsCheck::Request)?;
         strict::strip_unknown(res, &mut obj);
@@ -321,6 +383,9 @@ impl Store {
         ctx: &Ctx,
     ) -> Result<Outcome, Response> {
         let res = &t.resource;
+        let mut errs = options::dry_run_errors(&t.query.dry_run);
+        errs.extend(strict::directive_errors(&req.path));
+        options::check("UpdateOptions", &errs)?;
         let warnings = strict_body(res, req)?;
         let mut obj = prepare(
             res,
@@ -362,29 +427,23 @@ impl Store {
         let Some(ty) = ty else {
             return Err(status::unsupported_media_type(patch::accepted(res)));
         };
+        // ValidatePatchOptions: force or fieldManager by patch type, then dryRun.
+        let mut errs = Vec::new();
         if ty != PatchType::Apply && t.force.is_some() {
-            return Err(status::invalid(
-                "meta.k8s.io",
-                "PatchOptions",
-                "",
-                &[FieldError::forbidden(
-                    "force",
-                    "may not be specified for non-apply patch",
-                )],
+            errs.push(FieldError::forbidden(
+                "force",
+                "may not be specified for non-apply patch",
             ));
         }
         if ty == PatchType::Apply && t.field_manager.is_none() {
-            return Err(status::invalid(
-                "meta.k8s.io",
-                "PatchOptions",
-                "",
-                &[FieldError::required(
-                    "fieldManager",
-                    "is required for apply patch",
-                )],
+            errs.push(FieldError::required(
+                "fieldManager",
+                "is required for apply patch",
             ));
         }
-        strict::validate_directive(&req.path, "PatchOptions")?;
+        errs.extend(options::dry_run_errors(&t.query.dry_run));
+        errs.extend(strict::directive_errors(&req.path));
+        options::check("PatchOptions", &errs)?;
         let Some(body) = req.body.as_ref() else {
             return Err(status::bad_request("the body of the request was empty"));
         };
@@ -608,26 +667,18 @@ impl Store {
     ) -> Result<Outcome, Response> {
         let res = &t.resource;
         let r = objref(t, name);
-        let preconditions = match &req.body {
-            None | Some(Value::Null) => None,
-            Some(Value::Object(o)) => o.get("preconditions").cloned(),
-            Some(_) => {
-                return Err(status::bad_request(
-                    "the body of the request was in an unknown format",
-                ))
-            }
-        };
+        let opts = options::delete_options(req.body.as_ref(), t)?;
         let Some(entry) = self.objects.get(&r) else {
             return Err(status::not_found(res, name));
         };
         let uid = meta_str(&entry.object, "uid").to_string();
         let rv = meta_str(&entry.object, "resourceVersion").to_string();
         let pre = |k: &str| {
-            preconditions
-                .as_ref()
-                .and_then(|p| p.get(k))
-                .and_then(Value::as_str)
-                .map(str::to_string)
+            if k == "uid" {
+                opts.uid.clone()
+            } else {
+                opts.resource_version.clone()
+            }
         };
         if let Some(u) = pre("uid") {
             if u != uid {

@@ -90,7 +90,7 @@ pub(crate) fn field_value(res: &Resource, obj: &Value, field: &str) -> Option<St
 }
 
 /// `ConvertFieldLabel` for the kind: the 400 text for a field it cannot select on.
-pub(crate) fn check_field_labels(res: &Resource, fields: &FieldSelector) -> Result<(), Response> {
+fn check_field_labels(res: &Resource, fields: &FieldSelector) -> Result<(), Response> {
     let probe = Value::Object(Map::new());
     for t in &fields.terms {
         if field_value(res, &probe, &t.field).is_none() {
@@ -162,6 +162,45 @@ fn parse_options(t: &Target) -> Result<ListOptions, Response> {
         labels,
         fields,
         limit,
+    })
+}
+
+/// What a LIST or WATCH of a collection selects: its resource and namespace (`""`: every
+/// namespace, or the cluster-scoped Namespaces) and its selectors, parsed and checked exactly
+/// as a LIST checks them (for the watch lane: the same 400/422 answers and the same matching).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListFilter {
+    pub resource: Resource,
+    pub namespace: String,
+    pub labels: Selector,
+    pub fields: FieldSelector,
+}
+
+impl ListFilter {
+    /// Whether an object (as the store holds it) is selected: resource, namespace, labels,
+    /// fields.
+    pub fn matches(&self, r: &super::ObjectRef, obj: &Value) -> bool {
+        r.resource == self.resource
+            && (self.namespace.is_empty() || r.namespace == self.namespace)
+            && self.labels.matches_object(obj)
+            && self.fields.matches(|f| field_value(&self.resource, obj, f))
+    }
+}
+
+/// The filter of a collection request path with its query (`/api/v1/namespaces/NS/configmaps?
+/// labelSelector=…`), or the Status a LIST of it would fail with before reading the store
+/// (unknown path 404, a path naming one object 405, bad options 400/422).
+pub fn list_filter(path: &str) -> Result<ListFilter, Response> {
+    let t = super::path::parse(path)?;
+    if t.name.is_some() {
+        return Err(status::method_not_allowed());
+    }
+    let opts = parse_options(&t)?;
+    Ok(ListFilter {
+        resource: t.resource,
+        namespace: t.namespace,
+        labels: opts.labels,
+        fields: opts.fields,
     })
 }
 
@@ -400,6 +439,36 @@ fn list_body(res: &Resource, items: Vec<Value>, meta: Map<String, Value>) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn list_filters_select_as_lists_do() {
+        let f = list_filter(
+            "/api/v1/configmaps?labelSelector=app%3Dweb&fieldSelector=metadata.namespace%3Da",
+        )
+        .unwrap();
+        let r = |ns: &str| super::super::ObjectRef {
+            resource: Resource::ConfigMap,
+            namespace: ns.into(),
+            name: "x".into(),
+        };
+        let obj = serde_json::json!({"metadata": {"name": "x", "namespace": "a", "labels": {"app": "web"}}});
+        assert!(f.matches(&r("a"), &obj));
+        let other = serde_json::json!({"metadata": {"name": "x", "namespace": "b", "labels": {"app": "web"}}});
+        assert!(!f.matches(&r("b"), &other));
+        assert_eq!(
+            list_filter("/api/v1/configmaps?labelSelector=%3D")
+                .unwrap_err()
+                .code,
+            400
+        );
+        assert_eq!(
+            list_filter("/api/v1/namespaces/a/configmaps/x")
+                .unwrap_err()
+                .code,
+            405
+        );
+        assert_eq!(list_filter("/api/v1/pods").unwrap_err().code, 404);
+    }
 
     #[test]
     fn continue_tokens_round_trip_and_reject_like_decode_continue() {

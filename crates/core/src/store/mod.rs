@@ -66,6 +66,7 @@ mod handler;
 pub(crate) mod list;
 pub(crate) mod meta;
 mod namespace;
+mod options;
 mod patch;
 pub(crate) mod path;
 mod provenance;
@@ -75,6 +76,7 @@ pub(crate) mod status;
 mod strict;
 pub mod table;
 
+pub use list::{list_filter, ListFilter};
 pub use provenance::join_path;
 pub use reference::{ObjectRef, Resource};
 pub use status::{is_conflict, is_conflict_reason, status_reason};
@@ -312,8 +314,8 @@ impl Store {
         rv.parse().ok()
     }
 
-    /// Every object, ordered by resource (ConfigMaps, Deployments, then custom resources by
-    /// plural and group), namespace and name.
+    /// Every stored object, ordered by resource (ConfigMaps, Deployments, Secrets, created
+    /// Namespaces, then custom resources by plural and group), namespace and name.
     pub fn objects(&self) -> impl Iterator<Item = (&ObjectRef, &Value)> + '_ {
         self.objects.iter().map(|(r, e)| (r, &e.object))
     }

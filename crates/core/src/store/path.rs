@@ -27,6 +27,10 @@ pub(crate) struct Query {
     pub timeout_seconds: Option<String>,
     /// Every `dryRun` value given.
     pub dry_run: Vec<String>,
+    /// DeleteOptions given as query parameters (used when a DELETE has no body).
+    pub grace_period_seconds: Option<String>,
+    pub propagation_policy: Option<String>,
+    pub orphan_dependents: Option<String>,
 }
 
 /// A parsed request target.
@@ -79,7 +83,7 @@ fn percent_decode(s: &str) -> String {
 }
 
 /// Go's `strconv.ParseBool`.
-fn parse_bool(s: &str) -> Option<bool> {
+pub(crate) fn parse_bool(s: &str) -> Option<bool> {
     match s {
         "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
         "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
@@ -180,6 +184,9 @@ pub(crate) fn parse(full: &str) -> Result<Target, Response> {
             "resourceVersionMatch" => first(&mut q.resource_version_match, v),
             "timeoutSeconds" => first(&mut q.timeout_seconds, v),
             "dryRun" => q.dry_run.push(v),
+            "gracePeriodSeconds" => first(&mut q.grace_period_seconds, v),
+            "propagationPolicy" => first(&mut q.propagation_policy, v),
+            "orphanDependents" => first(&mut q.orphan_dependents, v),
             _ => {}
         }
     }

@@ -65,7 +65,7 @@ fn raw_directive(path: &str) -> Option<&str> {
 }
 
 /// The directive of a request path's query (`fieldValidation=…`, the first one given); absent:
-/// `Warn`. An unsupported value is refused by [`validate_directive`] first; here it is `Warn`.
+/// `Warn`. An unsupported value is refused by [`directive_errors`] first; here it is `Warn`.
 pub(crate) fn directive(path: &str) -> Directive {
     match raw_directive(path) {
         Some("Strict") => Directive::Strict,
@@ -75,22 +75,17 @@ pub(crate) fn directive(path: &str) -> Directive {
 }
 
 /// `ValidateFieldValidation` of the request's options (`CreateOptions`, `UpdateOptions`,
-/// `PatchOptions`): 422 `CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported
-/// value: "x": supported values: "", "Ignore", "Strict", "Warn"`. The apiserver reports it
-/// together with the options' other errors in one Status; here it is checked after them.
-pub(crate) fn validate_directive(path: &str, options: &str) -> Result<(), super::Response> {
+/// `PatchOptions`, after `dryRun`: the handler puts them in one 422, `CreateOptions.meta.k8s.io
+/// "" is invalid: fieldValidation: Unsupported value: "x": supported values: "", "Ignore",
+/// "Strict", "Warn"`).
+pub(crate) fn directive_errors(path: &str) -> Vec<FieldError> {
     match raw_directive(path) {
-        None | Some("" | "Strict" | "Warn" | "Ignore") => Ok(()),
-        Some(v) => Err(status::invalid(
-            "meta.k8s.io",
-            options,
-            "",
-            &[FieldError::not_supported(
-                "fieldValidation",
-                Value::String(v.to_string()),
-                &["", "Ignore", "Strict", "Warn"],
-            )],
-        )),
+        None | Some("" | "Strict" | "Warn" | "Ignore") => Vec::new(),
+        Some(v) => vec![FieldError::not_supported(
+            "fieldValidation",
+            Value::String(v.to_string()),
+            &["", "Ignore", "Strict", "Warn"],
+        )],
     }
 }
 

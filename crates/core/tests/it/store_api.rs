@@ -613,3 +613,187 @@ fn strict_namespaces_refuse_creates_in_a_missing_namespace_with_404() {
     w.cm("team-c", "c", json!({}));
     assert_eq!(w.store.revision(), 5);
 }
+
+// ---------------------------------------------------------------------------------------------
+// DeleteOptions, dryRun, GET with a resourceVersion
+
+#[test]
+fn delete_options_are_decoded_and_validated_before_the_object_is_looked_up() {
+    let mut w = World::new();
+    w.cm("default", "c", json!({}));
+    let path = "/api/v1/namespaces/default/configmaps/c";
+    let invalid = |msg: &str, cause: &str, field: &str| {
+        format!(
+            r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"DeleteOptions.meta.k8s.io \"\" is invalid: {field}: {msg}","reason":"Invalid","details":{{"group":"meta.k8s.io","kind":"DeleteOptions","causes":[{{"reason":"{cause}","message":"{msg}","field":"{field}"}}]}},"code":422}}"#
+        )
+    };
+    let bad = |msg: &str| {
+        format!(
+            r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"{msg}","reason":"BadRequest","code":400}}"#
+        )
+    };
+    for (p, body, want) in [
+        (
+            path,
+            Some(json!({"propagationPolicy": "Sideways"})),
+            invalid(
+                r#"Unsupported value: \"Sideways\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""#,
+                "FieldValueNotSupported",
+                "propagationPolicy",
+            ),
+        ),
+        (
+            path,
+            Some(json!({"propagationPolicy": "Orphan", "orphanDependents": true})),
+            invalid(
+                r#"Invalid value: \"Orphan\": orphanDependents and deletionPropagation cannot be both set"#,
+                "FieldValueInvalid",
+                "propagationPolicy",
+            ),
+        ),
+        (
+            path,
+            Some(json!({"dryRun": ["Some"]})),
+            invalid(
+                r#"Unsupported value: [\"Some\"]: supported values: \"All\""#,
+                "FieldValueNotSupported",
+                "dryRun",
+            ),
+        ),
+        (
+            "/api/v1/namespaces/default/configmaps/c?propagationPolicy=Later",
+            None,
+            invalid(
+                r#"Unsupported value: \"Later\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""#,
+                "FieldValueNotSupported",
+                "propagationPolicy",
+            ),
+        ),
+        (
+            path,
+            Some(json!({"gracePeriodSeconds": "soon"})),
+            bad("json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64"),
+        ),
+        (
+            path,
+            Some(json!({"preconditions": {"resourceVersion": 1}})),
+            bad("json: cannot unmarshal number into Go struct field Preconditions.preconditions.resourceVersion of type string"),
+        ),
+        (
+            "/api/v1/namespaces/default/configmaps/c?gracePeriodSeconds=x",
+            None,
+            bad(r#"strconv.ParseInt: parsing \"x\": invalid syntax"#),
+        ),
+        // Options come first: a missing object with bad options is still a 422.
+        (
+            "/api/v1/namespaces/default/configmaps/missing",
+            Some(json!({"propagationPolicy": "Sideways"})),
+            invalid(
+                r#"Unsupported value: \"Sideways\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""#,
+                "FieldValueNotSupported",
+                "propagationPolicy",
+            ),
+        ),
+    ] {
+        let o = w.send(Method::Delete, p, Some("application/json"), body.clone());
+        assert_eq!(text(&o), want, "{p} {body:?}");
+    }
+    assert_eq!(w.store.revision(), 1);
+    // What kubectl and the Python client send is accepted.
+    let o = w.send(
+        Method::Delete,
+        path,
+        Some("application/json"),
+        Some(json!({"propagationPolicy": "Background", "gracePeriodSeconds": 0})),
+    );
+    assert_eq!(o.response.code, 200, "{}", o.response.body);
+    assert_eq!(o.response.body["status"], "Success");
+    assert_eq!(w.store.revision(), 2);
+}
+
+#[test]
+fn dry_run_all_answers_as_if_written_and_changes_nothing() {
+    let mut w = World::new();
+    w.cm("default", "c", json!({}));
+    let before = w.store.clone();
+    let cm = "/api/v1/namespaces/default/configmaps";
+    let c = w.post(
+        &format!("{cm}?dryRun=All&fieldManager=kubectl-create"),
+        json!({"metadata": {"name": "d"}, "data": {"k": "v"}}),
+    );
+    assert_eq!(c.response.code, 201, "{}", c.response.body);
+    assert_eq!(c.revision, None);
+    assert!(c.response.body["metadata"].get("resourceVersion").is_none());
+    assert!(c.response.body["metadata"]["uid"].is_string());
+    assert_eq!(c.response.body["data"]["k"], "v");
+    let u = w.send(
+        Method::Put,
+        &format!("{cm}/c?dryRun=All"),
+        Some("application/json"),
+        Some(json!({"metadata": {"name": "c"}, "data": {"k": "new"}})),
+    );
+    assert_eq!(u.response.code, 200);
+    assert_eq!(u.response.body["data"]["k"], "new");
+    assert_eq!(u.response.body["metadata"]["resourceVersion"], "1");
+    let p = w.send(
+        Method::Patch,
+        &format!("{cm}/c?dryRun=All"),
+        Some("application/merge-patch+json"),
+        Some(json!({"data": {"k": "p"}})),
+    );
+    assert_eq!(p.response.body["data"]["k"], "p");
+    let d = w.send(
+        Method::Delete,
+        &format!("{cm}/c"),
+        Some("application/json"),
+        Some(json!({"dryRun": ["All"]})),
+    );
+    assert_eq!(d.response.body["status"], "Success");
+    // Errors are the real write's errors.
+    let dup = w.post(
+        &format!("{cm}?dryRun=All"),
+        json!({"metadata": {"name": "c"}}),
+    );
+    assert_eq!(dup.response.code, 409);
+    assert_eq!(w.store, before);
+    // Only `All` is allowed, before the body is read.
+    let o = w.post(&format!("{cm}?dryRun=Yes"), json!("not an object"));
+    assert_eq!(
+        text(&o),
+        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: [\"Yes\"]: supported values: \"All\"","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"CreateOptions","causes":[{"reason":"FieldValueNotSupported","message":"Unsupported value: [\"Yes\"]: supported values: \"All\"","field":"dryRun"}]},"code":422}"#
+    );
+    let o = w.send(
+        Method::Patch,
+        &format!("{cm}/c?dryRun=x&force=true"),
+        Some("application/merge-patch+json"),
+        Some(json!({})),
+    );
+    assert_eq!(
+        o.response.body["message"],
+        r#"PatchOptions.meta.k8s.io "" is invalid: [force: Forbidden: may not be specified for non-apply patch, dryRun: Unsupported value: ["x"]: supported values: "All"]"#
+    );
+    assert_eq!(w.store, before);
+}
+
+#[test]
+fn get_with_a_resource_version_is_served_not_older_than_it() {
+    let mut w = World::new();
+    w.cm("default", "c", json!({}));
+    let path = "/api/v1/namespaces/default/configmaps/c";
+    for q in [
+        "",
+        "?resourceVersion=",
+        "?resourceVersion=0",
+        "?resourceVersion=1",
+    ] {
+        assert_eq!(w.get(&format!("{path}{q}")).response.code, 200, "{q}");
+    }
+    assert_eq!(
+        text(&w.get(&format!("{path}?resourceVersion=2"))),
+        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: Too large resource version: 2, current: 1","reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1},"code":504}"#
+    );
+    assert_eq!(
+        text(&w.get("/api/v1/namespaces/default/configmaps/missing?resourceVersion=abc")),
+        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax","code":500}"#
+    );
+}

@@ -309,3 +309,28 @@ fn an_unsupported_directive_is_the_options_422() {
     assert_eq!(o.response.code, 201);
     assert!(o.warnings.is_empty());
 }
+
+#[test]
+fn dry_run_and_field_validation_errors_share_one_422() {
+    let mut w = W::new();
+    let o = w.send(
+        Method::Post,
+        &format!("{CM}?dryRun=x&fieldValidation=y"),
+        "application/json",
+        json!({"metadata":{"name":"c"}}),
+    );
+    assert_eq!(o.response.code, 422);
+    assert_eq!(
+        o.response.body["message"],
+        "CreateOptions.meta.k8s.io \"\" is invalid: [dryRun: Unsupported value: [\"x\"]: supported values: \"All\", fieldValidation: Unsupported value: \"y\": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"]"
+    );
+    // Warnings survive a dry run.
+    let o = w.send(
+        Method::Post,
+        &format!("{CM}?dryRun=All"),
+        "application/json",
+        json!({"metadata":{"name":"c"},"spec":{}}),
+    );
+    assert_eq!(o.response.code, 201);
+    assert_eq!(o.warnings, ["unknown field \"spec\""]);
+}

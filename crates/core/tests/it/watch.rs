@@ -524,3 +524,19 @@ fn a_namespace_watch_starts_from_every_namespace_and_sees_created_ones() {
     );
     assert!(w.since(&f, Some("2")).unwrap().is_empty());
 }
+
+#[test]
+fn a_dry_run_is_not_an_event() {
+    let mut w = World::new(100);
+    w.create("default", "a", "1"); // 1
+    let o = w.send(
+        Method::Post,
+        "/api/v1/namespaces/default/configmaps?dryRun=All",
+        Some("application/json"),
+        Some(json!({"metadata":{"name":"b"}})),
+    );
+    assert_eq!(o.response.code, 201);
+    assert_eq!(o.revision, None);
+    assert!(w.since(&cms(), Some("1")).unwrap().is_empty());
+    assert_eq!(w.since(&cms(), None).unwrap().len(), 1);
+}
