@@ -305,22 +305,11 @@ pub(crate) async fn handle(
             base_revision: base,
         };
         let now = now_ms();
+        // `dryRun` is the store's (it answers as written, on a copy): nothing is stored,
+        // watched or observed.
         let dry_run = client::query_value(&pairs, "dryRun").is_some();
         let (store, rng, cache) = (&mut st.store, &mut st.rng, &mut st.cache);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            if dry_run {
-                // `dryRun`: the request runs on a copy of the store and generator, which is
-                // then dropped: the answer is the write's, nothing is stored or watched.
-                let (mut store, mut rng) = (store.clone(), rng.clone());
-                let mut env = Env {
-                    now_ms: now,
-                    rng: &mut rng,
-                };
-                let mut o = store.handle(&request, &actor, &mut env);
-                o.revision = None;
-                o.lost_updates.clear();
-                return o;
-            }
             let mut env = Env { now_ms: now, rng };
             cache.handle(store, &request, &actor, &mut env)
         }))
