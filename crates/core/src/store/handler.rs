@@ -30,7 +30,7 @@ use super::path::{self, Target};
 use super::status::{self, FieldError};
 use super::{
     provenance, Actor, Entry, Env, EventType, Method, ObjectRef, Outcome, Request, Resource,
-    Response, Store, WatchEvent,
+    Response, Store, WatchEvent, API,
 };
 use serde_json::{Map, Value};
 
@@ -111,7 +111,7 @@ fn prepare(
     if !matches!(o.get("metadata"), Some(Value::Object(_))) {
         o.insert("metadata".into(), Value::Object(Map::new()));
     }
-    if res == &Resource::Secret {
+    if API && res == &Resource::Secret {
         meta::merge_string_data(&mut obj);
     }
     let ns = meta_str(&obj, "namespace").to_string();
@@ -206,7 +206,7 @@ impl Store {
             (Method::Delete, Some(b)) if !b.is_null() => false,
             _ => !t.query.dry_run.is_empty(),
         };
-        if dry {
+        if API && dry {
             return self.dry_run(&t, req, &ctx, env);
         }
         self.dispatch(&t, req, &ctx, env)
@@ -241,7 +241,8 @@ impl Store {
         let cluster = t.resource.is_cluster_scoped();
         let result = match (req.method, t.name.as_deref()) {
             (Method::Get, Some(name)) => self.do_get(t, name),
-            (Method::Get, None) => self.do_list(t).map(|r| ok(r.code, r.body)),
+            (Method::Get, None) if API => self.do_list(t).map(|r| ok(r.code, r.body)),
+            (Method::Get, None) => Ok(self.do_list_plain(t)),
             // The every-namespace paths serve only LIST (and WATCH); Namespaces are created
             // and read, not updated or deleted (see `namespace`).
             (Method::Post, None) if cluster || !t.namespace.is_empty() => {
@@ -258,7 +259,7 @@ impl Store {
 
     /// NamespaceLifecycle admission of a create in `ns` (strict namespaces only).
     fn admit_namespace(&self, ns: &str) -> Result<(), Response> {
-        if self.strict_namespaces && !ns.is_empty() && !self.namespace_exists(ns) {
+        if API && self.strict_namespaces && !ns.is_empty() && !self.namespace_exists(ns) {
             return Err(status::not_found(&Resource::Namespace, ns));
         }
         Ok(())
@@ -273,7 +274,7 @@ impl Store {
             .query
             .resource_version
             .as_deref()
-            .filter(|r| !r.is_empty())
+            .filter(|r| API && !r.is_empty())
         {
             let n = meta::parse_rv(rv).map_err(|e| {
                 status::raw_internal(&format!(
@@ -285,7 +286,7 @@ impl Store {
                 return Err(status::too_large_resource_version(n, self.revision));
             }
         }
-        if t.resource == Resource::Namespace {
+        if API && t.resource == Resource::Namespace {
             return match self.namespace_object(name) {
                 Some(o) => Ok(ok(200, o)),
                 None => Err(status::not_found(&t.resource, name)),
@@ -306,7 +307,9 @@ impl Store {
         env: &mut Env,
     ) -> Result<Outcome, Response> {
         let res = &t.resource;
-        options::check("CreateOptions", &options::dry_run_errors(&t.query.dry_run))?;
+        if API {
+            options::check("CreateOptions", &options::dry_run_errors(&t.query.dry_run))?;
+        }
         let mut obj = prepare(res, req.body.as_ref(), &t.namespace, None, NsCheck::Request)?;
         self.admit_namespace(&t.namespace)?;
         if meta_str(&obj, "name").is_empty() {
@@ -316,7 +319,7 @@ impl Store {
                 set_meta(&mut obj, "name", name.into());
             }
         }
-        if *res == Resource::Namespace {
+        if API && *res == Resource::Namespace {
             namespace::default_labels(&mut obj);
         }
         fill_create_fields(res, &mut obj, env, &ctx.now);
@@ -336,7 +339,7 @@ impl Store {
         set_meta(&mut obj, "resourceVersion", Value::Null);
         let r = objref(t, &name);
         let exists = match res {
-            Resource::Namespace => self.namespace_exists(&name),
+            Resource::Namespace if API => self.namespace_exists(&name),
             _ => self.objects.contains_key(&r),
         };
         if exists {
@@ -344,7 +347,7 @@ impl Store {
         }
         let mut obj = meta::canonicalize(res, &obj);
         let managers = fields::after_update(res, &[], None, &obj, &ctx.manager, &ctx.now);
-        if *res == Resource::Namespace {
+        if API && *res == Resource::Namespace {
             namespace::prepare_for_create(&mut obj);
         }
         Ok(self.commit(r, obj, managers, ctx.actor, 201))
@@ -358,7 +361,9 @@ impl Store {
         ctx: &Ctx,
     ) -> Result<Outcome, Response> {
         let res = &t.resource;
-        options::check("UpdateOptions", &options::dry_run_errors(&t.query.dry_run))?;
+        if API {
+            options::check("UpdateOptions", &options::dry_run_errors(&t.query.dry_run))?;
+        }
         let obj = prepare(
             res,
             req.body.as_ref(),
@@ -411,7 +416,9 @@ impl Store {
                 "is required for apply patch",
             ));
         }
-        errs.extend(options::dry_run_errors(&t.query.dry_run));
+        if API {
+            errs.extend(options::dry_run_errors(&t.query.dry_run));
+        }
         options::check("PatchOptions", &errs)?;
         let Some(body) = req.body.as_ref() else {
             return Err(status::bad_request("the body of the request was empty"));
@@ -627,7 +634,11 @@ impl Store {
     ) -> Result<Outcome, Response> {
         let res = &t.resource;
         let r = objref(t, name);
-        let opts = options::delete_options(req.body.as_ref(), t)?;
+        let opts = if API {
+            options::delete_options(req.body.as_ref(), t)?
+        } else {
+            options::delete_preconditions(req.body.as_ref())?
+        };
         let Some(entry) = self.objects.get(&r) else {
             return Err(status::not_found(res, name));
         };

@@ -9,4 +9,6 @@ mod explore;
 mod lang;
 mod narration;
 mod store;
+// The API server's surface (the `api` feature, on by default; the page builds without it).
+#[cfg(feature = "api")]
 mod store_api;
