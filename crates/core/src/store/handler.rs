@@ -229,11 +229,9 @@ impl Store {
             };
             set_meta(body, "resourceVersion", rv);
         }
-        Outcome {
-            response: out.response,
-            revision: None,
-            lost_updates: Vec::new(),
-        }
+        out.revision = None;
+        out.lost_updates.clear();
+        out
     }
 
     /// Routes a parsed request to its handler.
@@ -242,7 +240,10 @@ impl Store {
         let result = match (req.method, t.name.as_deref()) {
             (Method::Get, Some(name)) => self.do_get(t, name),
             (Method::Get, None) if API => self.do_list(t).map(|r| ok(r.code, r.body)),
-            (Method::Get, None) => Ok(self.do_list_plain(t)),
+            (Method::Get, None) => {
+                let r = self.do_list_plain(t);
+                Ok(ok(r.code, r.body))
+            }
             // The every-namespace paths serve only LIST (and WATCH); Namespaces are created
             // and read, not updated or deleted (see `namespace`).
             (Method::Post, None) if cluster || !t.namespace.is_empty() => {

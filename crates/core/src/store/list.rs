@@ -44,7 +44,7 @@ use super::{Resource, Response, Store};
 impl Store {
     /// LIST without the `api` feature: the items of one namespace, no options (what the page
     /// has always had).
-    pub(crate) fn do_list_plain(&self, t: &Target) -> super::Outcome {
+    pub(crate) fn do_list_plain(&self, t: &Target) -> Response {
         let items = self
             .objects
             .iter()
@@ -53,12 +53,7 @@ impl Store {
             .collect();
         let mut meta = Map::new();
         meta.insert("resourceVersion".into(), self.revision.to_string().into());
-        let r = list_body(&t.resource, items, meta);
-        super::Outcome {
-            response: r,
-            revision: None,
-            lost_updates: Vec::new(),
-        }
+        list_body(&t.resource, items, meta)
     }
 }
 use serde_json::{Map, Value};
