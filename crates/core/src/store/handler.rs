@@ -31,7 +31,7 @@ use super::status::{self, FieldError};
 use super::strict;
 use super::{
     provenance, Actor, Entry, Env, EventType, Method, ObjectRef, Outcome, Request, Resource,
-    Response, Store, WatchEvent,
+    Response, Store, WatchEvent, API,
 };
 use serde_json::{Map, Value};
 
@@ -128,7 +128,7 @@ fn prepare(
     if !matches!(o.get("metadata"), Some(Value::Object(_))) {
         o.insert("metadata".into(), Value::Object(Map::new()));
     }
-    if res == &Resource::Secret {
+    if API && res == &Resource::Secret {
         meta::merge_string_data(&mut obj);
     }
     let ns = meta_str(&obj, "namespace").to_string();
@@ -223,7 +223,7 @@ impl Store {
             (Method::Delete, Some(b)) if !b.is_null() => false,
             _ => !t.query.dry_run.is_empty(),
         };
-        if dry {
+        if API && dry {
             return self.dry_run(&t, req, &ctx, env);
         }
         self.dispatch(&t, req, &ctx, env)
@@ -246,12 +246,9 @@ impl Store {
             };
             set_meta(body, "resourceVersion", rv);
         }
-        Outcome {
-            response: out.response,
-            revision: None,
-            lost_updates: Vec::new(),
-            warnings: out.warnings,
-        }
+        out.revision = None;
+        out.lost_updates.clear();
+        out
     }
 
     /// Routes a parsed request to its handler.
@@ -259,7 +256,11 @@ impl Store {
         let cluster = t.resource.is_cluster_scoped();
         let result = match (req.method, t.name.as_deref()) {
             (Method::Get, Some(name)) => self.do_get(t, name),
-            (Method::Get, None) => self.do_list(t).map(|r| ok(r.code, r.body)),
+            (Method::Get, None) if API => self.do_list(t).map(|r| ok(r.code, r.body)),
+            (Method::Get, None) => {
+                let r = self.do_list_plain(t);
+                Ok(ok(r.code, r.body))
+            }
             // The every-namespace paths serve only LIST (and WATCH); Namespaces are created
             // and read, not updated or deleted (see `namespace`).
             (Method::Post, None) if cluster || !t.namespace.is_empty() => {
@@ -276,7 +277,7 @@ impl Store {
 
     /// NamespaceLifecycle admission of a create in `ns` (strict namespaces only).
     fn admit_namespace(&self, ns: &str) -> Result<(), Response> {
-        if self.strict_namespaces && !ns.is_empty() && !self.namespace_exists(ns) {
+        if API && self.strict_namespaces && !ns.is_empty() && !self.namespace_exists(ns) {
             return Err(status::not_found(&Resource::Namespace, ns));
         }
         Ok(())
@@ -291,7 +292,7 @@ impl Store {
             .query
             .resource_version
             .as_deref()
-            .filter(|r| !r.is_empty())
+            .filter(|r| API && !r.is_empty())
         {
             let n = meta::parse_rv(rv).map_err(|e| {
                 status::raw_internal(&format!(
@@ -303,7 +304,7 @@ impl Store {
                 return Err(status::too_large_resource_version(n, self.revision));
             }
         }
-        if t.resource == Resource::Namespace {
+        if API && t.resource == Resource::Namespace {
             return match self.namespace_object(name) {
                 Some(o) => Ok(ok(200, o)),
                 None => Err(status::not_found(&t.resource, name)),
@@ -324,7 +325,11 @@ impl Store {
         env: &mut Env,
     ) -> Result<Outcome, Response> {
         let res = &t.resource;
-        let mut errs = options::dry_run_errors(&t.query.dry_run);
+        let mut errs = if API {
+            options::dry_run_errors(&t.query.dry_run)
+        } else {
+            Vec::new()
+        };
         errs.extend(strict::directive_errors(&req.path));
         options::check("CreateOptions", &errs)?;
         let warnings = strict_body(res, req)?;
@@ -338,7 +343,7 @@ impl Store {
                 set_meta(&mut obj, "name", name.into());
             }
         }
-        if *res == Resource::Namespace {
+        if API && *res == Resource::Namespace {
             namespace::default_labels(&mut obj);
         }
         fill_create_fields(res, &mut obj, env, &ctx.now);
@@ -358,7 +363,7 @@ impl Store {
         set_meta(&mut obj, "resourceVersion", Value::Null);
         let r = objref(t, &name);
         let exists = match res {
-            Resource::Namespace => self.namespace_exists(&name),
+            Resource::Namespace if API => self.namespace_exists(&name),
             _ => self.objects.contains_key(&r),
         };
         if exists {
@@ -366,7 +371,7 @@ impl Store {
         }
         let mut obj = meta::canonicalize(res, &obj);
         let managers = fields::after_update(res, &[], None, &obj, &ctx.manager, &ctx.now);
-        if *res == Resource::Namespace {
+        if API && *res == Resource::Namespace {
             namespace::prepare_for_create(&mut obj);
         }
         Ok(with_warnings(
@@ -383,7 +388,11 @@ impl Store {
         ctx: &Ctx,
     ) -> Result<Outcome, Response> {
         let res = &t.resource;
-        let mut errs = options::dry_run_errors(&t.query.dry_run);
+        let mut errs = if API {
+            options::dry_run_errors(&t.query.dry_run)
+        } else {
+            Vec::new()
+        };
         errs.extend(strict::directive_errors(&req.path));
         options::check("UpdateOptions", &errs)?;
         let warnings = strict_body(res, req)?;
@@ -441,7 +450,9 @@ impl Store {
                 "is required for apply patch",
             ));
         }
-        errs.extend(options::dry_run_errors(&t.query.dry_run));
+        if API {
+            errs.extend(options::dry_run_errors(&t.query.dry_run));
+        }
         errs.extend(strict::directive_errors(&req.path));
         options::check("PatchOptions", &errs)?;
         let Some(body) = req.body.as_ref() else {
@@ -667,7 +678,11 @@ impl Store {
     ) -> Result<Outcome, Response> {
         let res = &t.resource;
         let r = objref(t, name);
-        let opts = options::delete_options(req.body.as_ref(), t)?;
+        let opts = if API {
+            options::delete_options(req.body.as_ref(), t)?
+        } else {
+            options::delete_preconditions(req.body.as_ref())?
+        };
         let Some(entry) = self.objects.get(&r) else {
             return Err(status::not_found(res, name));
         };

@@ -40,6 +40,22 @@ use super::path::Target;
 use super::selector::{self, FieldSelector, Selector};
 use super::status::{self, FieldError};
 use super::{Resource, Response, Store};
+
+impl Store {
+    /// LIST without the `api` feature: the items of one namespace, no options (what the page
+    /// has always had).
+    pub(crate) fn do_list_plain(&self, t: &Target) -> Response {
+        let items = self
+            .objects
+            .iter()
+            .filter(|(r, _)| r.resource == t.resource && r.namespace == t.namespace)
+            .map(|(_, e)| e.object.clone())
+            .collect();
+        let mut meta = Map::new();
+        meta.insert("resourceVersion".into(), self.revision.to_string().into());
+        list_body(&t.resource, items, meta)
+    }
+}
 use serde_json::{Map, Value};
 
 /// The parsed list options.
@@ -441,6 +457,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "api")]
     fn list_filters_select_as_lists_do() {
         let f = list_filter(
             "/api/v1/configmaps?labelSelector=app%3Dweb&fieldSelector=metadata.namespace%3Da",

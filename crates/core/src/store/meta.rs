@@ -222,7 +222,7 @@ pub(crate) fn canonicalize(res: &Resource, obj: &Value) -> Value {
                 }
             }
         }
-        Resource::Secret => {
+        Resource::Secret if super::API => {
             out.insert("kind".into(), "Secret".into());
             out.insert("apiVersion".into(), "v1".into());
             out.insert("metadata".into(), meta);
@@ -246,7 +246,7 @@ pub(crate) fn canonicalize(res: &Resource, obj: &Value) -> Value {
                 .unwrap_or("Opaque");
             out.insert("type".into(), ty.into());
         }
-        Resource::Namespace => {
+        Resource::Namespace if super::API => {
             out.insert("kind".into(), "Namespace".into());
             out.insert("apiVersion".into(), "v1".into());
             out.insert("metadata".into(), meta);
@@ -288,6 +288,8 @@ pub(crate) fn canonicalize(res: &Resource, obj: &Value) -> Value {
                 .unwrap_or(Value::Object(Map::new()));
             out.insert("status".into(), status);
         }
+        // Only without the `api` feature, where no path names these kinds.
+        Resource::Secret | Resource::Namespace => {}
         Resource::Custom { .. } => {
             for (k, v) in o {
                 if k == "metadata" {
@@ -440,7 +442,7 @@ pub(crate) fn decode_check(res: &Resource, obj: &Value) -> Result<(), Response> 
                 ))
             }
         },
-        Resource::Secret => {
+        Resource::Secret if super::API => {
             for (key, elem, map_ty) in [
                 ("data", "[]uint8", "map[string][]uint8"),
                 ("stringData", "string", "map[string]string"),
@@ -451,7 +453,7 @@ pub(crate) fn decode_check(res: &Resource, obj: &Value) -> Result<(), Response> 
                         for v in m.values() {
                             match v {
                                 Value::Null => {}
-                                Value::String(s) if key == "data" => {
+                                Value::String(s) if super::API && key == "data" => {
                                     // `[]byte` decodes from base64; the error is the decoder's
                                     // own, without `json: `.
                                     if let Err(at) = super::base64::decode(s) {
@@ -472,12 +474,12 @@ pub(crate) fn decode_check(res: &Resource, obj: &Value) -> Result<(), Response> 
                 return fail(unmarshal_error(v, "Secret.", "type", "v1.SecretType"));
             }
         }
-        Resource::Namespace => {
+        Resource::Namespace if super::API => {
             if let Some(v) = o.get("spec").filter(|v| !v.is_object() && !v.is_null()) {
                 return fail(unmarshal_error(v, "Namespace.", "spec", "v1.NamespaceSpec"));
             }
         }
-        Resource::Custom { .. } => {}
+        Resource::Secret | Resource::Namespace | Resource::Custom { .. } => {}
     }
     Ok(())
 }
@@ -517,7 +519,7 @@ pub(crate) fn validate(res: &Resource, obj: &Value, old: Option<&Value>) -> Vec<
                 "metadata.name",
                 "name or generateName is required",
             ));
-        } else if *res == Resource::Namespace {
+        } else if super::API && *res == Resource::Namespace {
             for msg in super::namespace::dns_label_errors(name) {
                 errs.push(FieldError::invalid("metadata.name", name.into(), msg));
             }
@@ -537,7 +539,7 @@ pub(crate) fn validate(res: &Resource, obj: &Value, old: Option<&Value>) -> Vec<
             ));
         }
     }
-    if let (Resource::Secret, Some(old)) = (res, old) {
+    if let (Resource::Secret, Some(old), true) = (res, old, super::API) {
         // `ValidateSecretUpdate`: the type is immutable.
         let ty = |o: &Value| {
             o.get("type")

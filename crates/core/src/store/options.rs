@@ -60,6 +60,29 @@ fn unmarshal(v: &Value, field: &str, ty: &str) -> Response {
     ))
 }
 
+/// Without the `api` feature: only `preconditions` (strings) are read from a body, as before.
+pub(crate) fn delete_preconditions(body: Option<&Value>) -> Result<DeleteOptions, Response> {
+    let pre = match body {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(o)) => o.get("preconditions"),
+        Some(_) => {
+            return Err(status::bad_request(
+                "the body of the request was in an unknown format",
+            ))
+        }
+    };
+    let get = |k: &str| {
+        pre.and_then(|p| p.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    Ok(DeleteOptions {
+        uid: get("uid"),
+        resource_version: get("resourceVersion"),
+        dry_run: Vec::new(),
+    })
+}
+
 /// Decodes and validates the `DeleteOptions` of a DELETE.
 pub(crate) fn delete_options(body: Option<&Value>, t: &Target) -> Result<DeleteOptions, Response> {
     let mut out = DeleteOptions::default();

@@ -13,7 +13,7 @@
 //! Status body is the closest answer that stays JSON).
 
 use super::status;
-use super::{Resource, Response};
+use super::{Resource, Response, API};
 
 /// The query parameters of a request, raw (validated by the handler that uses them).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -95,7 +95,7 @@ pub(crate) fn parse_bool(s: &str) -> Option<bool> {
 fn core_resource(plural: &str) -> Option<Resource> {
     match plural {
         "configmaps" => Some(Resource::ConfigMap),
-        "secrets" => Some(Resource::Secret),
+        "secrets" if API => Some(Resource::Secret),
         _ => None,
     }
 }
@@ -119,13 +119,15 @@ pub(crate) fn parse(full: &str) -> Result<Target, Response> {
     let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
     // (resource, namespace, the segments after the collection).
     let (resource, namespace, name): (Resource, &str, &[&str]) = match segs.as_slice() {
-        ["", "api", "v1", "namespaces"] => (Resource::Namespace, "", &[]),
-        ["", "api", "v1", "namespaces", ns] => (Resource::Namespace, "", std::slice::from_ref(ns)),
+        ["", "api", "v1", "namespaces"] if API => (Resource::Namespace, "", &[]),
+        ["", "api", "v1", "namespaces", ns] if API => {
+            (Resource::Namespace, "", std::slice::from_ref(ns))
+        }
         ["", "api", "v1", "namespaces", ns, plural, rest @ ..] => match core_resource(plural) {
             Some(r) if !ns.is_empty() => (r, *ns, rest),
             _ => return Err(status::path_not_found()),
         },
-        ["", "api", "v1", plural] => match core_resource(plural) {
+        ["", "api", "v1", plural] if API => match core_resource(plural) {
             Some(r) => (r, "", &[]),
             None => return Err(status::path_not_found()),
         },
@@ -134,18 +136,19 @@ pub(crate) fn parse(full: &str) -> Result<Target, Response> {
         {
             (Resource::Deployment, *ns, rest)
         }
-        ["", "apis", "apps", "v1", "deployments"] => (Resource::Deployment, "", &[]),
+        ["", "apis", "apps", "v1", "deployments"] if API => (Resource::Deployment, "", &[]),
         ["", "apis", group, "v1", "namespaces", ns, plural, rest @ ..] if !ns.is_empty() => {
             match custom(group, plural) {
                 Some(r) => (r, *ns, rest),
                 None => return Err(status::path_not_found()),
             }
         }
-        ["", "apis", group, "v1", plural] if *plural != "namespaces" => match custom(group, plural)
-        {
-            Some(r) => (r, "", &[]),
-            None => return Err(status::path_not_found()),
-        },
+        ["", "apis", group, "v1", plural] if API && *plural != "namespaces" => {
+            match custom(group, plural) {
+                Some(r) => (r, "", &[]),
+                None => return Err(status::path_not_found()),
+            }
+        }
         _ => return Err(status::path_not_found()),
     };
     let name = match name {
@@ -176,6 +179,7 @@ pub(crate) fn parse(full: &str) -> Result<Target, Response> {
                     )))
                 }
             },
+            _ if !API => {}
             "labelSelector" => first(&mut q.label_selector, v),
             "fieldSelector" => first(&mut q.field_selector, v),
             "limit" => first(&mut q.limit, v),
@@ -224,22 +228,29 @@ mod tests {
         assert_eq!(t.name, None);
         let t = parse("/apis/example.com/v1/namespaces/team-a/widgets/w1").unwrap();
         assert_eq!(t.resource.group_resource(), "widgets.example.com");
-        assert_eq!(
-            parse("/api/v1/namespaces/default/secrets/x")
-                .unwrap()
-                .resource,
-            Resource::Secret
-        );
-        let t = parse("/api/v1/configmaps?limit=500&labelSelector=app%3Dweb").unwrap();
-        assert_eq!((t.namespace.as_str(), t.name), ("", None));
-        assert_eq!(t.query.limit.as_deref(), Some("500"));
-        assert_eq!(t.query.label_selector.as_deref(), Some("app=web"));
-        let t = parse("/api/v1/namespaces/team-a").unwrap();
-        assert_eq!(t.resource, Resource::Namespace);
-        assert_eq!(t.name.as_deref(), Some("team-a"));
-        assert_eq!(parse("/api/v1/namespaces").unwrap().name, None);
-        assert!(parse("/apis/apps/v1/deployments").is_ok());
-        assert!(parse("/apis/example.com/v1/widgets").is_ok());
+        // The API server's paths exist with the `api` feature only (404 in the page).
+        if !API {
+            assert!(parse("/api/v1/namespaces/default/secrets/x").is_err());
+            assert!(parse("/api/v1/configmaps").is_err());
+            assert!(parse("/api/v1/namespaces/team-a").is_err());
+        } else {
+            assert_eq!(
+                parse("/api/v1/namespaces/default/secrets/x")
+                    .unwrap()
+                    .resource,
+                Resource::Secret
+            );
+            let t = parse("/api/v1/configmaps?limit=500&labelSelector=app%3Dweb").unwrap();
+            assert_eq!((t.namespace.as_str(), t.name), ("", None));
+            assert_eq!(t.query.limit.as_deref(), Some("500"));
+            assert_eq!(t.query.label_selector.as_deref(), Some("app=web"));
+            let t = parse("/api/v1/namespaces/team-a").unwrap();
+            assert_eq!(t.resource, Resource::Namespace);
+            assert_eq!(t.name.as_deref(), Some("team-a"));
+            assert_eq!(parse("/api/v1/namespaces").unwrap().name, None);
+            assert!(parse("/apis/apps/v1/deployments").is_ok());
+            assert!(parse("/apis/example.com/v1/widgets").is_ok());
+        }
         assert!(parse("/api/v1/pods").is_err());
         assert!(parse("/api/v1/namespaces/a/status").is_err());
         assert!(parse("/apis/apps/v1/namespaces/default/replicasets/x").is_err());

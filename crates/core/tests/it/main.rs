@@ -9,6 +9,8 @@ mod explore;
 mod lang;
 mod narration;
 mod store;
+// The API server's surface (the `api` feature, on by default; the page builds without it).
+#[cfg(feature = "api")]
 mod store_api;
 mod strict;
 mod table;
