@@ -62,7 +62,8 @@
 use crate::json::{hash_value, same_value};
 
 /// The API server's surface beyond what the page uses (Secrets, Namespaces, every-namespace
-/// lists and list options, dry runs, DeleteOptions, GET with a resourceVersion): on with the
+/// lists and list options, dry runs, DeleteOptions, GET with a resourceVersion, the
+/// `fieldValidation` schema of unknown fields): on with the
 /// crate's `api` feature (default; `rvlab-server` asks for it, the page does not). Off, those
 /// requests get what they got before (404 for the paths, options ignored), and the optimizer
 /// drops the code from the page's wasm (docs/size.md: the page does not pay for the server).
