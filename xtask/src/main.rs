@@ -194,6 +194,11 @@ fn test() -> Result<()> {
                 run(cmd(
                     "cargo",
                     &["test", "--workspace", "--exclude", "rvlab-e2e"],
+                ))?;
+                // The core as the page builds it: without the server's `api` surface.
+                run(cmd(
+                    "cargo",
+                    &["test", "-p", "rvlab-core", "--no-default-features"],
                 ))
             }),
         ),

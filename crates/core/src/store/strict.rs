@@ -511,7 +511,7 @@ pub(crate) fn check_patched(
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "api"))]
 mod tests {
     use super::*;
     use serde_json::json;
