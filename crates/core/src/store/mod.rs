@@ -86,6 +86,9 @@ mod provenance;
 mod reference;
 pub mod selector;
 pub(crate) mod status;
+// Used by the strategic merge patch and server-side apply (issue #18, in progress on branches).
+#[allow(dead_code)]
+mod schema;
 mod strict;
 pub mod table;
 
