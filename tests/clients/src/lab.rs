@@ -46,7 +46,8 @@ impl Lab {
         for sub in ["home", "cache"] {
             std::fs::create_dir(dir.path().join(sub))?;
         }
-        std::fs::write(dir.path().join("kubeconfig"), kubeconfig(&url))?;
+        // The server's own kubeconfig (kubernetes-api-server.md §2.1), as `rvlab serve` writes it.
+        rvlab_server::write_kubeconfig(&dir.path().join("kubeconfig"), server.addr())?;
         Ok(Lab {
             server: Some(server),
             url,
@@ -168,27 +169,6 @@ impl Drop for Lab {
             let _ = s.stop();
         }
     }
-}
-
-/// The kubeconfig for a server at `url`: plain http, an empty user, namespace `default`
-/// (kubernetes-api-server.md §2.1, seen working with kubectl 1.32.5 and the Python client).
-pub fn kubeconfig(url: &str) -> String {
-    format!(
-        "apiVersion: v1
-kind: Config
-clusters:
-- cluster:
-    server: {url}
-  name: rvlab
-contexts:
-- context: {{cluster: rvlab, user: rvlab, namespace: default}}
-  name: rvlab
-current-context: rvlab
-users:
-- name: rvlab
-  user: {{}}
-"
-    )
 }
 
 impl Lab {
