@@ -3,10 +3,25 @@
 
 use crate::engine::{ClientOutcome, RUNTIME_ERROR};
 use crate::run::Run;
+use crate::store::LostUpdate;
 use serde_json::{json, Value};
 
 /// The version of the trace format (`"version"` field).
 pub const TRACE_VERSION: u32 = 1;
+
+/// One lost update as a trace step lists it (`lost_updates`); `rvlab serve`'s trace uses it
+/// too, so both traces have one shape.
+pub fn lost_update_json(l: &LostUpdate) -> Value {
+    json!({
+        "object": l.object,
+        "path": l.path,
+        "writer": l.writer,
+        "overwritten_writer": l.overwritten_writer,
+        "overwritten_revision": l.overwritten_revision,
+        "base_revision": l.base_revision,
+        "revision": l.revision,
+    })
+}
 
 /// The run as a JSON trace.
 pub fn trace(run: &Run) -> Value {
@@ -42,15 +57,7 @@ pub fn trace(run: &Run) -> Value {
                 "mark": s.mark.as_str(),
                 "revision": s.revision,
                 "narration": s.narration,
-                "lost_updates": s.lost_updates.iter().map(|l| json!({
-                    "object": l.object,
-                    "path": l.path,
-                    "writer": l.writer,
-                    "overwritten_writer": l.overwritten_writer,
-                    "overwritten_revision": l.overwritten_revision,
-                    "base_revision": l.base_revision,
-                    "revision": l.revision,
-                })).collect::<Vec<_>>(),
+                "lost_updates": s.lost_updates.iter().map(lost_update_json).collect::<Vec<_>>(),
             })
         })
         .collect();

@@ -55,15 +55,7 @@ pub fn step_json(
         "mark": rvlab_core::engine::mark(resp, !lost.is_empty()).as_str(),
         "revision": revision,
         "narration": null,
-        "lost_updates": lost.iter().map(|l| json!({
-            "object": l.object,
-            "path": l.path,
-            "writer": l.writer,
-            "overwritten_writer": l.overwritten_writer,
-            "overwritten_revision": l.overwritten_revision,
-            "base_revision": l.base_revision,
-            "revision": l.revision,
-        })).collect::<Vec<_>>(),
+        "lost_updates": lost.iter().map(rvlab_core::trace::lost_update_json).collect::<Vec<_>>(),
     })
 }
 
