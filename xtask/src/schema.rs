@@ -51,12 +51,12 @@ const USAGE: &str =
 
 /// The command: writes `schema.txt`, or with `--check` compares it with a fresh generation.
 pub fn schema(args: &[String]) -> Result<()> {
-    let (mut api, mut mach, mut tag, mut check) = (
+    let (mut api, mut mach, mut tag) = (
         DEFAULT_API.to_string(),
         DEFAULT_APIMACHINERY.to_string(),
         DEFAULT_TAG.to_string(),
-        false,
     );
+    let (mut check, mut full) = (false, false);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || {
@@ -69,10 +69,15 @@ pub fn schema(args: &[String]) -> Result<()> {
             "--apimachinery" => mach = value()?,
             "--tag" => tag = value()?,
             "--check" => check = true,
+            "--full" => full = true,
             _ => bail!("unknown argument `{a}`\n{USAGE}"),
         }
     }
-    let text = generate(&Source::new(&api, &tag)?, &Source::new(&mach, &tag)?)?;
+    let text = generate(&Source::new(&api, &tag)?, &Source::new(&mach, &tag)?, full)?;
+    if full {
+        print!("{text}");
+        return Ok(());
+    }
     if check {
         let old = std::fs::read_to_string(OUT).with_context(|| format!("cannot read {OUT}"))?;
         if old != text {
@@ -155,7 +160,7 @@ fn git(dir: &str, args: &[&str]) -> Result<String> {
 }
 
 /// Reads the three packages and renders `schema.txt`.
-fn generate(api: &Source, mach: &Source) -> Result<String> {
+fn generate(api: &Source, mach: &Source, full: bool) -> Result<String> {
     let mut decls = Decls::default();
     for (src, path, dir) in [
         (api, CORE, "core/v1"),
@@ -172,7 +177,7 @@ fn generate(api: &Source, mach: &Source) -> Result<String> {
          # and k8s.io/apimachinery {} (commit {}) pkg/apis/meta/v1.\n",
         api.tag, api.commit, mach.tag, mach.commit
     );
-    render(&decls, &header, ROOTS)
+    render(&decls, &header, ROOTS, full)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1084,7 +1089,14 @@ fn named(t: &Ty, out: &mut Vec<usize>) {
 }
 
 /// Resolves the roots, prunes and renders the format of `store/schema.rs`.
-fn render(decls: &Decls, header: &str, root_types: &[(&str, &str, &str)]) -> Result<String> {
+/// With `full`, nothing is cut (every reachable field, every `+default`): for reading, not
+/// for the store.
+fn render(
+    decls: &Decls,
+    header: &str,
+    root_types: &[(&str, &str, &str)],
+    full: bool,
+) -> Result<String> {
     let mut r = Resolver {
         decls,
         types: Vec::new(),
@@ -1099,7 +1111,18 @@ fn render(decls: &Decls, header: &str, root_types: &[(&str, &str, &str)]) -> Res
         ));
     }
     let types = r.types;
-    let (keep, key_fields) = prune(&types);
+    let (mut keep, mut key_fields) = prune(&types);
+    if full {
+        keep = types
+            .iter()
+            .map(|t| (0..t.fields.len()).collect())
+            .collect();
+        key_fields = types
+            .iter()
+            .enumerate()
+            .flat_map(|(i, t)| t.fields.iter().map(move |f| (i, f.json.clone())))
+            .collect();
+    }
     // The types the kept fields reach, from the roots.
     let mut reached = BTreeSet::new();
     let mut todo: Vec<usize> = roots.iter().map(|(_, i)| *i).collect();
@@ -1368,7 +1391,7 @@ var _ = func() int { return 1 }
     #[test]
     fn the_schema_flattens_resolves_and_prunes() {
         let d = decls(CORE_GO).unwrap();
-        let text = render(&d, "# h\n", &[("Pod", CORE, "Pod")]).unwrap();
+        let text = render(&d, "# h\n", &[("Pod", CORE, "Pod")], false).unwrap();
         assert_eq!(
             text,
             "# h\n\
@@ -1395,7 +1418,10 @@ var _ = func() int { return 1 }
              \x20 labels {s}\n"
         );
         // Deterministic: the same bytes again.
-        assert_eq!(render(&d, "# h\n", &[("Pod", CORE, "Pod")]).unwrap(), text);
+        assert_eq!(
+            render(&d, "# h\n", &[("Pod", CORE, "Pod")], false).unwrap(),
+            text
+        );
     }
 
     #[test]
@@ -1403,7 +1429,7 @@ var _ = func() int { return 1 }
         let bad = CORE_GO.replace("\t// +patchStrategy=retainKeys\n", "");
         let e = format!(
             "{:#}",
-            render(&decls(&bad).unwrap(), "", &[("Pod", CORE, "Pod")]).unwrap_err()
+            render(&decls(&bad).unwrap(), "", &[("Pod", CORE, "Pod")], false).unwrap_err()
         );
         assert!(
             e.contains("PodSpec.Strategy: the +patchStrategy marker and the struct tag differ"),
@@ -1414,7 +1440,7 @@ var _ = func() int { return 1 }
             .replace("\t// +listMapKey=name\n", "");
         let e = format!(
             "{:#}",
-            render(&decls(&bad).unwrap(), "", &[("Pod", CORE, "Pod")]).unwrap_err()
+            render(&decls(&bad).unwrap(), "", &[("Pod", CORE, "Pod")], false).unwrap_err()
         );
         assert!(e.contains("+listMapKey goes with +listType=map"), "{e}");
     }
@@ -1427,7 +1453,7 @@ var _ = func() int { return 1 }
         );
         let e = format!(
             "{:#}",
-            render(&decls(&bad).unwrap(), "", &[("Pod", CORE, "Pod")]).unwrap_err()
+            render(&decls(&bad).unwrap(), "", &[("Pod", CORE, "Pod")], false).unwrap_err()
         );
         assert!(
             e.contains("type k8s.io/api/core/v1.Unknown is not in the sources"),
