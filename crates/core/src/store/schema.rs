@@ -414,6 +414,12 @@ impl<'a> At<'a> {
         self.field.is_some_and(|f| f.retain_keys)
     }
 
+    /// `patchStrategy` is `replace` (apimachinery's test types use it; no field the served
+    /// kinds reach does).
+    pub fn patch_replace(&self) -> bool {
+        self.field.is_some_and(|f| f.replace)
+    }
+
     /// `patchMergeKey`.
     pub fn merge_key(&self) -> Option<&'a str> {
         self.field?.merge_key.as_deref()
@@ -666,6 +672,7 @@ mod tests {
         )
         .unwrap();
         let x = s.root("X");
+        assert!(!x.field("a").patch_replace());
         assert_eq!(x.field("a").apply_list(), Some((ListType::Map, vec!["k"])));
         assert_eq!(x.field("b").apply_list(), Some((ListType::Set, vec![])));
         assert_eq!(x.field("c").apply_list(), Some((ListType::Map, vec!["k"])));
@@ -678,6 +685,14 @@ mod tests {
         );
         assert_eq!(x.field("g").apply_list(), None);
         assert_eq!(x.field("zz").apply_list(), None);
+    }
+
+    #[test]
+    fn replace_strategy() {
+        let s = Schema::parse("root X x\ntype x\n  r y patch=replace\ntype y\n").unwrap();
+        let r = s.root("X").field("r");
+        assert!(r.patch_replace() && !r.patch_merge() && !r.retain_keys());
+        assert_eq!(r.kind(), Kind::Struct);
     }
 
     #[test]
