@@ -51,7 +51,10 @@
 //! and every object in it a granular struct merged key by key. A list of structs without
 //! `+listType` and without a patch strategy is atomic in server-side apply and replaced in
 //! strategic merge whatever its items hold. Custom resources have no schema here
-//! ([`At::deduced`]), the same rules for every field.
+//! ([`At::deduced`]), the same rules for every field. (This is about the fields Kubernetes'
+//! types declare; a field they do not declare is not in the stored object, and what the
+//! apiserver does with one in a patch is the patch code's business.) `cargo xtask schema
+//! --full` prints the schema with nothing cut, for comparison.
 //!
 //! ## Server-side apply's list types ([`At::apply_list`])
 //! kube-openapi's `schemaconv` (`getListElementRelationship` in `pkg/schemaconv/smd.go`,
