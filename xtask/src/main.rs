@@ -48,11 +48,12 @@ commands:
   determinism  compare the core's determinism report natively and in wasm32 (Node)
   guards       the page's size rules clippy cannot name (float formatting and parsing, a
                second sort), in crates/core/src and crates/web/src
-  schema [--check] [--api DIR] [--apimachinery DIR] [--tag TAG]
+  schema [--check | --full] [--api DIR] [--apimachinery DIR] [--tag TAG]
                Kubernetes' schema facts (patch strategies and merge keys, list, map and
                struct types) from k8s.io/api and k8s.io/apimachinery's Go types at TAG
                (default v0.32.5; DIRs: git directories, default the /work/.mirror copies)
-               into crates/core/src/store/schema.txt; --check compares instead of writing
+               into crates/core/src/store/schema.txt; --check compares instead of writing,
+               --full prints every reachable field (nothing cut) instead
   size         dist/'s download (gzip) against the 300 kB budget and xtask/size-baseline.txt
   hash-assets DIR
                content-hashed names and sha384 integrity for DIR's release build (the

@@ -51,12 +51,12 @@ const USAGE: &str =
 
 /// The command: writes `schema.txt`, or with `--check` compares it with a fresh generation.
 pub fn schema(args: &[String]) -> Result<()> {
-    let (mut api, mut mach, mut tag, mut check) = (
+    let (mut api, mut mach, mut tag) = (
         DEFAULT_API.to_string(),
         DEFAULT_APIMACHINERY.to_string(),
         DEFAULT_TAG.to_string(),
-        false,
     );
+    let (mut check, mut full) = (false, false);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || {
@@ -69,10 +69,15 @@ pub fn schema(args: &[String]) -> Result<()> {
             "--apimachinery" => mach = value()?,
             "--tag" => tag = value()?,
             "--check" => check = true,
+            "--full" => full = true,
             _ => bail!("unknown argument `{a}`\n{USAGE}"),
         }
     }
-    let text = generate(&Source::new(&api, &tag)?, &Source::new(&mach, &tag)?)?;
+    let text = generate(&Source::new(&api, &tag)?, &Source::new(&mach, &tag)?, full)?;
+    if full {
+        print!("{text}");
+        return Ok(());
+    }
     if check {
         let old = std::fs::read_to_string(OUT).with_context(|| format!("cannot read {OUT}"))?;
         if old != text {
@@ -155,7 +160,7 @@ fn git(dir: &str, args: &[&str]) -> Result<String> {
 }
 
 /// Reads the three packages and renders `schema.txt`.
-fn generate(api: &Source, mach: &Source) -> Result<String> {
+fn generate(api: &Source, mach: &Source, full: bool) -> Result<String> {
     let mut decls = Decls::default();
     for (src, path, dir) in [
         (api, CORE, "core/v1"),
@@ -172,7 +177,7 @@ fn generate(api: &Source, mach: &Source) -> Result<String> {
          # and k8s.io/apimachinery {} (commit {}) pkg/apis/meta/v1.\n",
         api.tag, api.commit, mach.tag, mach.commit
     );
-    render(&decls, &header)
+    render(&decls, &header, ROOTS, full)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1084,14 +1089,21 @@ fn named(t: &Ty, out: &mut Vec<usize>) {
 }
 
 /// Resolves the roots, prunes and renders the format of `store/schema.rs`.
-fn render(decls: &Decls, header: &str) -> Result<String> {
+/// With `full`, nothing is cut (every reachable field, every `+default`): for reading, not
+/// for the store.
+fn render(
+    decls: &Decls,
+    header: &str,
+    root_types: &[(&str, &str, &str)],
+    full: bool,
+) -> Result<String> {
     let mut r = Resolver {
         decls,
         types: Vec::new(),
         index: BTreeMap::new(),
     };
     let mut roots = Vec::new();
-    for (kind, path, name) in ROOTS {
+    for (kind, path, name) in root_types {
         roots.push((
             kind,
             r.struct_type(path, name)
@@ -1099,7 +1111,18 @@ fn render(decls: &Decls, header: &str) -> Result<String> {
         ));
     }
     let types = r.types;
-    let (keep, key_fields) = prune(&types);
+    let (mut keep, mut key_fields) = prune(&types);
+    if full {
+        keep = types
+            .iter()
+            .map(|t| (0..t.fields.len()).collect())
+            .collect();
+        key_fields = types
+            .iter()
+            .enumerate()
+            .flat_map(|(i, t)| t.fields.iter().map(move |f| (i, f.json.clone())))
+            .collect();
+    }
     // The types the kept fields reach, from the roots.
     let mut reached = BTreeSet::new();
     let mut todo: Vec<usize> = roots.iter().map(|(_, i)| *i).collect();
@@ -1158,4 +1181,292 @@ fn render(decls: &Decls, header: &str) -> Result<String> {
         }
     }
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const META_GO: &str = r#"package v1
+
+import "k8s.io/apimachinery/pkg/types"
+
+type TypeMeta struct {
+	Kind string `json:"kind,omitempty" protobuf:"bytes,1,opt,name=kind"`
+}
+
+type ObjectMeta struct {
+	Name string `json:"name,omitempty"`
+	UID types.UID `json:"uid,omitempty"`
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+	CreationTimestamp Time `json:"creationTimestamp,omitempty"`
+}
+"#;
+
+    const CORE_GO: &str = r#"/* A licence. */
+package v1
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// Protocol is a protocol.
+// +enum
+type Protocol string
+
+const (
+	// ProtocolTCP is TCP.
+	ProtocolTCP Protocol = "TCP"
+	other = 3
+)
+
+type (
+	ResourceName string
+	ResourceList map[ResourceName]resource.Quantity
+)
+
+// Pod is a pod.
+type Pod struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec *PodSpec `json:"spec,omitempty"` // a trailing comment
+	internal string
+	Skipped []Unknown `json:"-"`
+}
+
+type PodSpec struct {
+	// +patchMergeKey=name
+	// +patchStrategy=merge
+	// +listType=map
+	// +listMapKey=name
+	// +listMapKey=protocol
+	Ports []Port `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,1,rep,name=ports"`
+	Groups map[string][]string `json:"groups,omitempty"`
+	Limits ResourceList `json:"limits,omitempty"`
+	Data []byte `json:"data,omitempty"`
+	// +mapType=atomic
+	Selector map[string]string `json:"selector,omitempty"`
+	Handler `json:",inline"`
+	Sel *Selector `json:"sel,omitempty"`
+	Plain Plain `json:"plain"`
+	Port intstr.IntOrString `json:"port"`
+	// +patchStrategy=retainKeys
+	Strategy Plain `json:"strategy" patchStrategy:"retainKeys"`
+}
+
+// +structType=atomic
+type Selector struct {
+	A string `json:"a"`
+}
+
+type Port struct {
+	Name string `json:"name"`
+	// +default=ref(ProtocolTCP)
+	Protocol Protocol `json:"protocol,omitempty"`
+	// +default="x"
+	Other string `json:"other,omitempty"`
+}
+
+type Handler struct {
+	// +listType=atomic
+	Command []string `json:"command,omitempty"`
+}
+
+type Plain struct {
+	A, B string
+	C []Selector
+}
+
+func (p *Pod) String() string {
+	type local struct{ x int }
+	if p == nil {
+		return fmt.Sprintf("%v", map[string]int{"a": 1})
+	}
+	return `raw
+string`
+}
+
+var _ = func() int { return 1 }
+"#;
+
+    fn decls(core: &str) -> Result<Decls> {
+        let mut d = Decls::default();
+        parse_file(META_GO, META, &mut d)?;
+        parse_file(core, CORE, &mut d)?;
+        Ok(d)
+    }
+
+    fn decl<'a>(d: &'a Decls, name: &str) -> &'a TypeDecl {
+        &d.types[&(CORE.to_string(), name.to_string())]
+    }
+
+    #[test]
+    fn struct_tags_read_like_reflect() {
+        let t = r#"json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"name" x:"a\"b""#;
+        assert_eq!(tag_get(t, "json"), Some("ports,omitempty"));
+        assert_eq!(tag_get(t, "patchStrategy"), Some("merge"));
+        assert_eq!(tag_get(t, "patchMergeKey"), Some("name"));
+        assert_eq!(tag_get(t, "x"), Some(r#"a\"b"#));
+        assert_eq!(tag_get(t, "protobuf"), None);
+        assert_eq!(tag_get("", "json"), None);
+    }
+
+    #[test]
+    fn the_parser_reads_fields_tags_docs_and_named_types() {
+        let d = decls(CORE_GO).unwrap();
+        let Expr::Struct(pod) = &decl(&d, "Pod").expr else {
+            panic!("Pod is a struct")
+        };
+        let names: Vec<Option<&str>> = pod.iter().map(|f| f.name.as_deref()).collect();
+        assert_eq!(
+            names,
+            [None, None, Some("Spec"), Some("internal"), Some("Skipped")]
+        );
+        assert_eq!(pod[0].ty, Expr::Name(Some(META.into()), "TypeMeta".into()));
+        assert_eq!(pod[1].doc, [" +optional"]);
+        assert_eq!(pod[1].tag, r#"json:"metadata,omitempty""#);
+        assert_eq!(
+            pod[2].ty,
+            Expr::Ptr(Box::new(Expr::Name(Some(CORE.into()), "PodSpec".into())))
+        );
+        assert!(pod[3].doc.is_empty(), "a trailing comment is no doc");
+        assert_eq!(decl(&d, "Pod").doc, [" Pod is a pod."]);
+        assert_eq!(
+            decl(&d, "Protocol").doc,
+            [" Protocol is a protocol.", " +enum"]
+        );
+        assert_eq!(decl(&d, "Protocol").expr, Expr::Name(None, "string".into()));
+        assert_eq!(
+            decl(&d, "ResourceList").expr,
+            Expr::Map(
+                Box::new(Expr::Name(Some(CORE.into()), "ResourceName".into())),
+                Box::new(Expr::Name(
+                    Some("k8s.io/apimachinery/pkg/api/resource".into()),
+                    "Quantity".into()
+                ))
+            )
+        );
+        let Expr::Struct(plain) = &decl(&d, "Plain").expr else {
+            panic!("Plain is a struct")
+        };
+        assert_eq!(plain.len(), 3, "`A, B string` is two fields");
+        assert_eq!(plain[1].name.as_deref(), Some("B"));
+        let Expr::Struct(spec) = &decl(&d, "PodSpec").expr else {
+            panic!("PodSpec is a struct")
+        };
+        assert_eq!(
+            markers(&spec[0].doc),
+            [
+                ("patchMergeKey", "name"),
+                ("patchStrategy", "merge"),
+                ("listType", "map"),
+                ("listMapKey", "name"),
+                ("listMapKey", "protocol")
+            ]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+        );
+        assert_eq!(
+            spec[1].ty,
+            Expr::Map(
+                Box::new(Expr::Name(None, "string".into())),
+                Box::new(Expr::Slice(Box::new(Expr::Name(None, "string".into()))))
+            )
+        );
+        assert_eq!(spec[5].name, None, "the inline Handler");
+        assert_eq!(
+            d.consts[&(CORE.to_string(), "ProtocolTCP".to_string())],
+            "TCP"
+        );
+        assert!(!d
+            .types
+            .contains_key(&(CORE.to_string(), "local".to_string())));
+    }
+
+    #[test]
+    fn the_schema_flattens_resolves_and_prunes() {
+        let d = decls(CORE_GO).unwrap();
+        let text = render(&d, "# h\n", &[("Pod", CORE, "Pod")], false).unwrap();
+        assert_eq!(
+            text,
+            "# h\n\
+             # Kept: 6 of the 6 struct types and 13 of their 24 fields reachable from the roots.\n\
+             root Pod core.v1.Pod\n\
+             type core.v1.Plain\n\
+             \x20 C [core.v1.Selector]\n\
+             type core.v1.Pod\n\
+             \x20 metadata meta.v1.ObjectMeta\n\
+             \x20 spec core.v1.PodSpec\n\
+             type core.v1.PodSpec\n\
+             \x20 ports [core.v1.Port] patch=merge key=name list=map keys=name,protocol\n\
+             \x20 groups {[s]}\n\
+             \x20 limits {s}\n\
+             \x20 selector {s} map=atomic\n\
+             \x20 command [s] list=atomic\n\
+             \x20 sel core.v1.Selector\n\
+             \x20 plain core.v1.Plain\n\
+             \x20 strategy core.v1.Plain patch=retainKeys\n\
+             type core.v1.Port\n\
+             \x20 protocol s default=\"TCP\"\n\
+             type core.v1.Selector atomic\n\
+             type meta.v1.ObjectMeta\n\
+             \x20 labels {s}\n"
+        );
+        // Deterministic: the same bytes again.
+        assert_eq!(
+            render(&d, "# h\n", &[("Pod", CORE, "Pod")], false).unwrap(),
+            text
+        );
+    }
+
+    #[test]
+    fn markers_must_match_the_struct_tags() {
+        let bad = CORE_GO.replace("\t// +patchStrategy=retainKeys\n", "");
+        let e = format!(
+            "{:#}",
+            render(&decls(&bad).unwrap(), "", &[("Pod", CORE, "Pod")], false).unwrap_err()
+        );
+        assert!(
+            e.contains("PodSpec.Strategy: the +patchStrategy marker and the struct tag differ"),
+            "{e}"
+        );
+        let bad = CORE_GO
+            .replace("\t// +listMapKey=protocol\n", "")
+            .replace("\t// +listMapKey=name\n", "");
+        let e = format!(
+            "{:#}",
+            render(&decls(&bad).unwrap(), "", &[("Pod", CORE, "Pod")], false).unwrap_err()
+        );
+        assert!(e.contains("+listMapKey goes with +listType=map"), "{e}");
+    }
+
+    #[test]
+    fn unknown_types_and_sources_are_errors() {
+        let bad = CORE_GO.replace(
+            "Skipped []Unknown `json:\"-\"`",
+            "Skipped []Unknown `json:\"s\"`",
+        );
+        let e = format!(
+            "{:#}",
+            render(&decls(&bad).unwrap(), "", &[("Pod", CORE, "Pod")], false).unwrap_err()
+        );
+        assert!(
+            e.contains("type k8s.io/api/core/v1.Unknown is not in the sources"),
+            "{e}"
+        );
+        let e = Source::new("/nonexistent/kubernetes+api", "v0.32.5")
+            .err()
+            .unwrap();
+        assert!(
+            e.to_string()
+                .contains("/nonexistent/kubernetes+api does not exist"),
+            "{e}"
+        );
+        assert!(parse_file("package v1\nvar s = \"open\n", CORE, &mut Decls::default()).is_err());
+    }
 }
