@@ -263,6 +263,37 @@ fn map_directives_and_nulls() {
 }
 
 #[test]
+fn the_patch_meets_what_the_object_has() {
+    // A list where the object has none: taken as it is, minus directive elements and nulls
+    // in its maps (but a merge list's `$patch: delete` element has nothing to delete).
+    let out = ok(
+        "ConfigMap",
+        json!({"metadata": {"name": "c"}}),
+        json!({"metadata": {"ownerReferences": [{"uid": "1", "name": null}, {"uid": "2", "$patch": "delete"}],
+                            "finalizers": ["a", null]}}),
+    );
+    assert_eq!(
+        out["metadata"],
+        json!({"name": "c", "ownerReferences": [{"uid": "1"}], "finalizers": ["a", null]})
+    );
+    // A map where the object has a scalar, a scalar where it has a map: replaced.
+    let out = ok(
+        "ConfigMap",
+        json!({"data": "x", "binaryData": {"a": "b"}}),
+        json!({"data": {"k": "v", "n": null}, "binaryData": "y"}),
+    );
+    assert_eq!(out, json!({"data": {"k": "v"}, "binaryData": "y"}));
+    // A delete list whose field has another type, or is missing: nothing happens.
+    let cm = json!({"metadata": {"finalizers": "x"}});
+    let p = json!({"metadata": {"$deleteFromPrimitiveList/finalizers": ["x"],
+                                "$deleteFromPrimitiveList/other": ["y"]}});
+    assert_eq!(ok("ConfigMap", cm.clone(), p), cm);
+    // An empty merge list meets an empty one.
+    let cm = json!({"metadata": {"finalizers": []}});
+    assert_eq!(ok("ConfigMap", cm.clone(), cm.clone()), cm);
+}
+
+#[test]
 fn malformed_directives_and_their_statuses() {
     let cm = json!({"metadata": {"finalizers": ["a"]}});
     let e = smp(
