@@ -1,8 +1,1208 @@
 //! Strategic merge patch *creation*, as `kubectl apply` (client side) computes its patches: a
 //! port of apimachinery's `CreateTwoWayMergePatch` and `CreateThreeWayMergePatch`
-//! (k8s.io/apimachinery v0.32.5 `pkg/util/strategicpatch/patch.go`).
+//! (k8s.io/apimachinery v0.32.5 `pkg/util/strategicpatch/patch.go`), on the schema facts of
+//! [`super::schema::At`].
+//!
+//! - [`two_way`]`(original, modified, at)`: the patch that turns `original` into `modified`
+//!   (`kubectl create`/`replace` diffs, `CreateTwoWayMergePatch`; `$setElementOrder` lists on);
+//! - [`three_way`]`(original, modified, current, at, overwrite)`: what `kubectl apply` sends:
+//!   `original` is the last-applied configuration (the annotation), `modified` the new
+//!   configuration, `current` the live object. The patch is the change from `current` to
+//!   `modified` without deletions, plus the deletions from `original` to `modified`, merged
+//!   (`mergeMap` without merging the parallel lists). kubectl passes `overwrite=true` (its
+//!   `--overwrite` default); `overwrite=false` adds Go's conflict check
+//!   (`MergingMapsHaveConflicts` against the change from `original` to `current`):
+//!   [`CreateError::Conflict`].
+//!
+//! Both take the documents as JSON values (an absent document is `{}`, as Go reads an empty
+//! or `null` one) and answer the patch object with its keys sorted, as Go's `json.Marshal`
+//! writes it. Directives produced: `$setElementOrder/F`, `$deleteFromPrimitiveList/F`,
+//! `$retainKeys`, `{"$patch": "delete", KEY: V}` items. Preconditions
+//! (`mergepatch.PreconditionFunc`) are not ported: kubectl apply passes none for the patch it
+//! sends.
+//!
+//! Faithful details kept on purpose (each as in patch.go): list items are matched and sorted by
+//! the `%v` text of their merge key (so `10` sorts before `2`); Go's `sort.Sort` with its `<=`
+//! comparison (equal keys end up reversed, for lists up to 12 items: Go's insertion sort); the
+//! scalar list diff compares the *sorted* original with the modified list when deciding on
+//! `$setElementOrder`; a `replace` field is sent whole even when unchanged; a changed map or
+//! list under a field the schema does not know is an error (`unable to find api field`),
+//! unchanged ones are not. With [`super::schema::At::deduced`] (no schema at all) every object
+//! merges key by key and every list is replaced.
 //!
 //! The ported test vectors are data in `crates/core/testdata/strategicpatch/` (README there).
+
+use super::schema::{At, Kind};
+use serde_json::{Map, Value};
+
+/// Why a patch could not be made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CreateError {
+    /// `mergepatch.ErrConflict` (only with `overwrite=false`): Go's message.
+    Conflict(String),
+    /// Any other error, with Go's message.
+    Invalid(String),
+}
+
+impl std::fmt::Display for CreateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CreateError::Conflict(m) | CreateError::Invalid(m) => f.write_str(m),
+        }
+    }
+}
+
+type R<T> = Result<T, String>;
+
+const DIRECTIVE: &str = "$patch";
+const RETAIN_KEYS: &str = "$retainKeys";
+const DELETE_PRIMITIVE: &str = "$deleteFromPrimitiveList";
+const SET_ORDER: &str = "$setElementOrder";
+
+/// `CreateTwoWayMergePatch(original, modified)`.
+pub(crate) fn two_way(original: &Value, modified: &Value, at: At) -> Result<Value, CreateError> {
+    let d = Diff {
+        set_order: true,
+        ..Diff::default()
+    };
+    diff_maps(&obj(original), &obj(modified), at, d)
+        .map(|p| sorted(Value::Object(p)))
+        .map_err(CreateError::Invalid)
+}
+
+/// `CreateThreeWayMergePatch(original, modified, current, overwrite)`.
+pub(crate) fn three_way(
+    original: &Value,
+    modified: &Value,
+    current: &Value,
+    at: At,
+    overwrite: bool,
+) -> Result<Value, CreateError> {
+    let (original, modified, current) = (obj(original), obj(modified), obj(current));
+    let inv = CreateError::Invalid;
+    let delta = Diff {
+        ignore_deletions: true,
+        set_order: true,
+        ..Diff::default()
+    };
+    let delta = diff_maps(&current, &modified, at, delta).map_err(inv)?;
+    let deletions = Diff {
+        set_order: true,
+        ignore_changes: true,
+        ..Diff::default()
+    };
+    let deletions = diff_maps(&original, &modified, at, deletions).map_err(inv)?;
+    let patch = merge_map(deletions, delta, at, Merge::default()).map_err(inv)?;
+    if !overwrite {
+        let changed = diff_maps(&original, &current, at, Diff::default()).map_err(inv)?;
+        let (p, c) = (Value::Object(patch.clone()), Value::Object(changed));
+        if conflicts(&p, &c, at, false, false, "").map_err(inv)? {
+            return Err(CreateError::Conflict(format!(
+                "patch:\n{}\nconflicts with changes made from original to current:\n{}\n",
+                to_yaml(&sorted(p)),
+                to_yaml(&sorted(c))
+            )));
+        }
+    }
+    Ok(sorted(Value::Object(patch)))
+}
+
+/// The document as an object (Go unmarshals into an empty map; `null` leaves it empty).
+fn obj(v: &Value) -> Map<String, Value> {
+    v.as_object().cloned().unwrap_or_default()
+}
+
+/// Every object's keys sorted, as Go's `json.Marshal` writes maps.
+fn sorted(v: Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut e: Vec<(String, Value)> = m.into_iter().collect();
+            crate::sort::sort_by(&mut e, |a, b| a.0.cmp(&b.0));
+            Value::Object(e.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(sorted).collect()),
+        v => v,
+    }
+}
+
+/// `mergepatch.ToYAMLOrError` approximated by JSON (the conflict message's bodies).
+// Go prints YAML here; the message is only shown to a user of `overwrite=false`.
+fn to_yaml(v: &Value) -> String {
+    v.to_string()
+}
+
+// ---------------------------------------------------------------- Go's view of JSON values
+
+/// `reflect.TypeOf` of a value decoded by `k8s.io/apimachinery/pkg/util/json` (integers are
+/// `int64`, other numbers `float64`).
+fn tag(v: &Value) -> u8 {
+    match v {
+        Value::Null => 0,
+        Value::Bool(_) => 1,
+        Value::Number(n) if n.is_i64() => 2,
+        Value::Number(_) => 3,
+        Value::String(_) => 4,
+        Value::Array(_) => 5,
+        Value::Object(_) => 6,
+    }
+}
+
+/// `reflect.Kind.String()` of a value, for Go's `ErrBadArgType` message.
+fn go_kind(v: &Value) -> &'static str {
+    [
+        "invalid", "bool", "int64", "float64", "string", "slice", "map",
+    ][tag(v) as usize]
+}
+
+/// Go's `==` on two `interface{}` scalars (maps and slices are not comparable in Go: false).
+fn go_eq(a: &Value, b: &Value) -> bool {
+    tag(a) == tag(b) && tag(a) < 5 && a == b
+}
+
+/// Go's `fmt.Sprintf("%v", v)`.
+fn go_v(v: &Value) -> String {
+    match v {
+        Value::Null => "<nil>".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) if n.is_i64() => n.to_string(),
+        Value::Number(n) => go_float(n.as_f64().unwrap_or(0.0)),
+        Value::String(s) => s.clone(),
+        Value::Array(a) => format!("[{}]", a.iter().map(go_v).collect::<Vec<_>>().join(" ")),
+        Value::Object(m) => {
+            let mut e: Vec<_> = m.iter().map(|(k, v)| format!("{k}:{}", go_v(v))).collect();
+            crate::sort::sort(&mut e);
+            format!("map[{}]", e.join(" "))
+        }
+    }
+}
+
+/// `%v` of a float64: `%g` with the shortest digits, which `fmt` writes in `%e` form when the
+/// exponent is < -4 or >= 6 (`1e+06`, `123456`, `1.5e-05`).
+fn go_float(f: f64) -> String {
+    if !f.is_finite() {
+        return if f.is_nan() {
+            "NaN".into()
+        } else if f > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
+    }
+    let e = format!("{f:e}");
+    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if (-4..6).contains(&exp) {
+        format!("{f}")
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mant}e{sign}{:02}", exp.abs())
+    }
+}
+
+/// `mergepatch.ErrNoMergeKey`.
+fn no_merge_key(m: &Map<String, Value>, key: &str) -> String {
+    format!(
+        "map: {} does not contain declared merge key: {key}",
+        go_v(&Value::Object(m.clone()))
+    )
+}
+
+/// `mergepatch.ErrBadArgType(expected, actual)`.
+fn bad_arg(expected: &str, actual: &Value) -> String {
+    format!("expected a {expected}, but received a {}", go_kind(actual))
+}
+
+/// `sort.Sort` with `Less(i, j) = sort.StringsAreSorted([key(i), key(j)])`, i.e. `<=`: for up
+/// to 12 items Go's pdqsort is this insertion sort (equal keys reversed). Longer lists: a
+/// stable sort by key (the same order unless keys repeat, where Go's order is its pdqsort's).
+fn go_sort(v: &mut [Value], key: impl Fn(&Value) -> String) {
+    if v.len() > 12 {
+        crate::sort::sort_by_key(v, |x| key(x));
+        return;
+    }
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && key(&v[j]) <= key(&v[j - 1]) {
+            v.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+}
+
+/// `sortScalars`.
+fn sort_scalars(mut v: Vec<Value>) -> Vec<Value> {
+    go_sort(&mut v, go_v);
+    v
+}
+
+/// `deduplicateScalars` (its swap-with-the-last order).
+fn dedup_scalars(mut s: Vec<Value>) -> Vec<Value> {
+    let mut len = s.len() as isize - 1;
+    let mut i = 0;
+    while i < len {
+        let mut j = i + 1;
+        while j <= len {
+            if go_eq(&s[i as usize], &s[j as usize]) {
+                s[j as usize] = s[len as usize].clone();
+                s.truncate(len as usize);
+                len -= 1;
+                j -= 1;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    s
+}
+
+/// The element kind of lists (`sliceElementType`): 6 for maps, 5 is an error, else a scalar.
+fn element_tag(lists: &[&[Value]]) -> R<u8> {
+    let mut prev = None;
+    for v in lists.iter().flat_map(|l| l.iter()) {
+        let t = tag(v);
+        match prev {
+            None if t == 5 => return Err("lists of lists are not supported".into()),
+            None => prev = Some(t),
+            Some(p) if p != t => {
+                let all: Vec<String> = lists
+                    .iter()
+                    .map(|l| go_v(&Value::Array(l.to_vec())))
+                    .collect();
+                return Err(format!(
+                    "list element types are not identical: [{}]",
+                    all.join(" ")
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    prev.ok_or_else(|| "no elements in any of the given slices".into())
+}
+
+// ---------------------------------------------------------------- the schema's answers
+
+/// A field's patch metadata (`PatchMeta` through `extractRetainKeysPatchStrategy`).
+#[derive(Clone, Copy, Default)]
+struct Meta<'a> {
+    merge: bool,
+    replace: bool,
+    retain: bool,
+    key: &'a str,
+}
+
+/// `LookupPatchMetadataForStruct(key)`: the field's position and facts. A field a known
+/// struct does not have is Go's lookup error (the OpenAPI v3 lookup's text, which kubectl
+/// v1.32 uses for built-in kinds).
+fn lookup<'a>(at: At<'a>, key: &str) -> R<(At<'a>, Meta<'a>)> {
+    let sub = at.field(key);
+    if at.kind() == Kind::Struct && sub.kind() == Kind::Unknown {
+        return Err(format!("unable to find api field \"{key}\""));
+    }
+    let f = sub.facts();
+    let meta = Meta {
+        merge: f.is_some_and(|f| f.merge),
+        replace: f.is_some_and(|f| f.replace),
+        retain: f.is_some_and(|f| f.retain_keys),
+        key: sub.merge_key().unwrap_or(""),
+    };
+    Ok((sub, meta))
+}
+
+/// `LookupPatchMetadataForSlice(key)`: the list items' position and the field's facts.
+fn lookup_list<'a>(at: At<'a>, key: &str) -> R<(At<'a>, Meta<'a>)> {
+    lookup(at, key).map(|(sub, m)| (sub.item(), m))
+}
+
+// ---------------------------------------------------------------- diff (patch.go diffMaps …)
+
+#[derive(Clone, Copy, Default)]
+struct Diff {
+    set_order: bool,
+    ignore_changes: bool,
+    ignore_deletions: bool,
+    build_retain_keys: bool,
+}
+
+fn diff_maps(
+    original: &Map<String, Value>,
+    modified: &Map<String, Value>,
+    at: At,
+    d: Diff,
+) -> R<Map<String, Value>> {
+    let mut patch = Map::new();
+    let mut retain = Vec::new();
+    for (key, mv) in modified {
+        if d.build_retain_keys && !mv.is_null() {
+            retain.push(Value::String(key.clone()));
+        }
+        let Some(ov) = original.get(key) else {
+            if !d.ignore_changes {
+                patch.insert(key.clone(), mv.clone());
+            }
+            continue;
+        };
+        if key == DIRECTIVE {
+            let (Some(o), Some(m)) = (ov.as_str(), mv.as_str()) else {
+                return Err(format!("invalid value for special key: {DIRECTIVE}"));
+            };
+            if o != m {
+                patch.insert(key.clone(), mv.clone());
+            }
+            continue;
+        }
+        if tag(ov) != tag(mv) {
+            if !d.ignore_changes {
+                patch.insert(key.clone(), mv.clone());
+            }
+            continue;
+        }
+        match (ov, mv) {
+            (Value::Object(o), Value::Object(m)) => {
+                let (sub, meta) = match lookup(at, key) {
+                    Ok(x) => x,
+                    Err(_) if o == m => continue,
+                    Err(e) => return Err(e),
+                };
+                if meta.replace {
+                    if !d.ignore_changes {
+                        patch.insert(key.clone(), mv.clone());
+                    }
+                    continue;
+                }
+                let d = Diff {
+                    build_retain_keys: meta.retain,
+                    ..d
+                };
+                let p = diff_maps(o, m, sub, d)?;
+                if !p.is_empty() {
+                    patch.insert(key.clone(), Value::Object(p));
+                }
+            }
+            (Value::Array(o), Value::Array(m)) => {
+                let (item, meta) = match lookup_list(at, key) {
+                    Ok(x) => x,
+                    Err(_) if o == m => continue,
+                    Err(e) => return Err(e),
+                };
+                if !meta.merge {
+                    replace_if_not_equal(key, ov, mv, &mut patch, d);
+                    continue;
+                }
+                let d = Diff {
+                    build_retain_keys: meta.retain,
+                    ..d
+                };
+                let (add, delete, order) = diff_lists(o, m, item, meta.key, d)?;
+                if !add.is_empty() {
+                    patch.insert(key.clone(), Value::Array(add));
+                }
+                if !delete.is_empty() {
+                    patch.insert(format!("{DELETE_PRIMITIVE}/{key}"), Value::Array(delete));
+                }
+                if !order.is_empty() {
+                    patch.insert(format!("{SET_ORDER}/{key}"), Value::Array(order));
+                }
+            }
+            _ => replace_if_not_equal(key, ov, mv, &mut patch, d),
+        }
+    }
+    if !d.ignore_deletions {
+        for key in original.keys() {
+            if !modified.contains_key(key) {
+                patch.insert(key.clone(), Value::Null);
+            }
+        }
+    }
+    // hasAdditionalNewField: original has a non-null key that modified lacks.
+    let additional = original
+        .iter()
+        .any(|(k, v)| !v.is_null() && !modified.contains_key(k));
+    if !retain.is_empty() && (!patch.is_empty() || additional) {
+        patch.insert(RETAIN_KEYS.into(), Value::Array(sort_scalars(retain)));
+    }
+    Ok(patch)
+}
+
+fn replace_if_not_equal(key: &str, o: &Value, m: &Value, patch: &mut Map<String, Value>, d: Diff) {
+    if !d.ignore_changes && o != m {
+        patch.insert(key.into(), m.clone());
+    }
+}
+
+/// `diffLists`: the patch list, the parallel deletion list and the `$setElementOrder` list.
+fn diff_lists(
+    original: &[Value],
+    modified: &[Value],
+    item: At,
+    key: &str,
+    d: Diff,
+) -> R<(Vec<Value>, Vec<Value>, Vec<Value>)> {
+    if original.is_empty() {
+        if modified.is_empty() || d.ignore_changes {
+            return Ok((vec![], vec![], vec![]));
+        }
+        return Ok((modified.to_vec(), vec![], vec![]));
+    }
+    match element_tag(&[original, modified])? {
+        6 => {
+            let (patch, delete) = diff_lists_of_maps(original, modified, item, key, d)?;
+            let mut patch = normalize_slice_order(patch, modified, key, true)?;
+            let same = is_order_same(original, modified, key)?;
+            patch.extend(delete);
+            let mut order = vec![];
+            if d.set_order
+                && ((!d.ignore_changes && (!patch.is_empty() || !same))
+                    || (!d.ignore_deletions && !patch.is_empty()))
+            {
+                order = modified
+                    .iter()
+                    .map(|v| {
+                        let kv = v.get(key).cloned().unwrap_or(Value::Null);
+                        Value::Object(Map::from_iter([(key.to_string(), kv)]))
+                    })
+                    .collect();
+            }
+            Ok((patch, vec![], order))
+        }
+        _ => {
+            let sorted_original = sort_scalars(original.to_vec());
+            let (add, delete) = diff_lists_of_scalars(&sorted_original, modified, d);
+            let add = normalize_slice_order(add, modified, key, false)?;
+            let mut order = vec![];
+            // Go sorts `original` in place first, so it compares the sorted original here.
+            if d.set_order
+                && ((!d.ignore_deletions && !delete.is_empty())
+                    || (!d.ignore_changes && sorted_original != modified))
+            {
+                order = modified.to_vec();
+            }
+            Ok((add, delete, order))
+        }
+    }
+}
+
+fn is_order_same(original: &[Value], modified: &[Value], key: &str) -> R<bool> {
+    if original.len() != modified.len() {
+        return Ok(false);
+    }
+    for (o, m) in original.iter().zip(modified) {
+        if !merge_key_value_equal(o, m, key)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn merge_key_value_equal(left: &Value, right: &Value, key: &str) -> R<bool> {
+    if key.is_empty() {
+        return Ok(go_eq(left, right));
+    }
+    let l = left.as_object().ok_or_else(|| bad_arg("map", left))?;
+    let r = right.as_object().ok_or_else(|| bad_arg("map", right))?;
+    let lk = l.get(key).ok_or_else(|| no_merge_key(l, key))?;
+    let rk = r.get(key).ok_or_else(|| no_merge_key(r, key))?;
+    Ok(go_eq(lk, rk))
+}
+
+/// `diffListsOfScalars` on the already sorted original: additions and deletions.
+fn diff_lists_of_scalars(
+    original: &[Value],
+    modified: &[Value],
+    d: Diff,
+) -> (Vec<Value>, Vec<Value>) {
+    let modified = sort_scalars(modified.to_vec());
+    let (mut oi, mut mi) = (0, 0);
+    let (mut add, mut delete) = (vec![], vec![]);
+    while oi < original.len() || mi < modified.len() {
+        let o = original.get(oi).map(go_v);
+        let m = modified.get(mi).map(go_v);
+        match (o, m) {
+            (Some(o), Some(m)) if o == m => {
+                oi += 1;
+                mi += 1;
+            }
+            (None, _) => {
+                if !d.ignore_changes {
+                    add.push(modified[mi].clone());
+                }
+                mi += 1;
+            }
+            (Some(o), Some(m)) if o > m => {
+                if !d.ignore_changes {
+                    add.push(modified[mi].clone());
+                }
+                mi += 1;
+            }
+            _ => {
+                if !d.ignore_deletions {
+                    delete.push(original[oi].clone());
+                }
+                oi += 1;
+            }
+        }
+    }
+    (add, dedup_scalars(delete))
+}
+
+/// `sortMergeListsByNameArray(…, recurse=false)` on a list of maps: by the merge key's `%v`.
+fn sort_by_merge_key(list: &[Value], key: &str) -> Vec<Value> {
+    let mut v = list.to_vec();
+    go_sort(&mut v, |x| go_v(x.get(key).unwrap_or(&Value::Null)));
+    v
+}
+
+/// `diffListsOfMaps`: changed and added items, and `$patch: delete` items for removed ones.
+fn diff_lists_of_maps(
+    original: &[Value],
+    modified: &[Value],
+    item: At,
+    key: &str,
+    d: Diff,
+) -> R<(Vec<Value>, Vec<Value>)> {
+    let original = sort_by_merge_key(original, key);
+    let modified = sort_by_merge_key(modified, key);
+    let get = |v: &Value| -> R<(Map<String, Value>, Value)> {
+        let m = v.as_object().ok_or_else(|| bad_arg("map", v))?;
+        let kv = m.get(key).ok_or_else(|| no_merge_key(m, key))?;
+        Ok((m.clone(), kv.clone()))
+    };
+    let (mut oi, mut mi) = (0, 0);
+    let (mut patch, mut delete) = (vec![], vec![]);
+    while oi < original.len() || mi < modified.len() {
+        let o = original.get(oi).map(get).transpose()?;
+        let m = modified.get(mi).map(get).transpose()?;
+        let os = o.as_ref().map(|x| go_v(&x.1));
+        let ms = m.as_ref().map(|x| go_v(&x.1));
+        match (o, m) {
+            (Some((oe, _)), Some((me, mk))) if os == ms => {
+                let mut p = diff_maps(&oe, &me, item, d)?;
+                if !p.is_empty() {
+                    p.insert(key.to_string(), mk);
+                    patch.push(Value::Object(p));
+                }
+                oi += 1;
+                mi += 1;
+            }
+            (Some((_, ok)), m) if m.is_none() || os < ms => {
+                if !d.ignore_deletions {
+                    delete.push(Value::Object(Map::from_iter([
+                        (key.to_string(), ok),
+                        (DIRECTIVE.to_string(), Value::String("delete".into())),
+                    ])));
+                }
+                oi += 1;
+            }
+            (_, Some((me, _))) => {
+                if !d.ignore_changes {
+                    patch.push(Value::Object(me));
+                }
+                mi += 1;
+            }
+            (_, None) => break,
+        }
+    }
+    Ok((patch, delete))
+}
+
+/// `index`: where `v` is in `list` (by merge key value for maps), by Go's `==`.
+fn index(list: &[Value], v: &Value, key: &str, maps: bool) -> Option<usize> {
+    let val = |x: &Value| -> Value {
+        if maps {
+            x.get(key).cloned().unwrap_or(Value::Null)
+        } else {
+            x.clone()
+        }
+    };
+    let want = val(v);
+    list.iter().position(|x| go_eq(&val(x), &want))
+}
+
+/// `normalizeSliceOrder`: `to_sort` in the order of `order` (stable), `$patch: delete` items
+/// last.
+fn normalize_slice_order(
+    to_sort: Vec<Value>,
+    order: &[Value],
+    key: &str,
+    maps: bool,
+) -> R<Vec<Value>> {
+    let (mut keep, mut delete) = (to_sort, vec![]);
+    if maps {
+        for l in [&keep[..], order] {
+            for x in l {
+                let m = x.as_object().ok_or_else(|| bad_arg("map", x))?;
+                if !m.contains_key(key) {
+                    return Err(no_merge_key(m, key));
+                }
+            }
+        }
+        (keep, delete) = keep
+            .into_iter()
+            .partition(|x| x.get(DIRECTIVE) != Some(&Value::String("delete".into())));
+    }
+    // Go's sort.SliceStable with a Less that is true when either item is missing from
+    // `order`; every caller's items are in `order`, where this is a stable sort by position.
+    crate::sort::sort_by_key(&mut keep, |x| {
+        index(order, x, key, maps).unwrap_or(usize::MAX)
+    });
+    keep.extend(delete);
+    Ok(keep)
+}
+
+// ---------------------------------------------------------------- merge (patch.go mergeMap …)
+
+/// `MergeOptions`. Creation merges with both off; the server's `StrategicMergePatch` with
+/// both on.
+#[derive(Clone, Copy, Default)]
+struct Merge {
+    parallel_list: bool,
+    ignore_unmatched_nulls: bool,
+}
+
+fn directive_error(d: &Value, patch: &Map<String, Value>) -> String {
+    format!(
+        "unknown patch type: {} in map: {}",
+        go_v(d),
+        go_v(&Value::Object(patch.clone()))
+    )
+}
+
+fn merge_map(
+    mut original: Map<String, Value>,
+    mut patch: Map<String, Value>,
+    at: At,
+    o: Merge,
+) -> R<Map<String, Value>> {
+    if let Some(d) = patch.get(DIRECTIVE) {
+        return match d.as_str() {
+            Some("replace") => {
+                patch.remove(DIRECTIVE);
+                Ok(patch)
+            }
+            Some("delete") => Ok(Map::new()),
+            _ => Err(directive_error(d, &patch)),
+        };
+    }
+    apply_retain_keys(&mut original, &mut patch, o)?;
+    merge_set_element_order(&mut original, &mut patch, at, o)?;
+    for (k, pv) in patch {
+        let mut k = k;
+        let mut delete_list = false;
+        if k.starts_with(DELETE_PRIMITIVE) {
+            if !o.parallel_list {
+                original.insert(k, pv);
+                continue;
+            }
+            k = extract_key(&k, DELETE_PRIMITIVE)?;
+            delete_list = true;
+        }
+        if pv.is_null() {
+            original.remove(&k);
+            if o.ignore_unmatched_nulls {
+                continue;
+            }
+        }
+        let Some(ov) = original.get(&k).filter(|ov| tag(ov) == tag(&pv)) else {
+            if !delete_list {
+                let mut pv = pv;
+                if o.ignore_unmatched_nulls {
+                    discard_nulls(&mut pv);
+                }
+                match remove_directives(pv) {
+                    Some(v) => original.insert(k, v),
+                    None => original.remove(&k),
+                };
+            }
+            continue;
+        };
+        let merged = match (ov.clone(), pv) {
+            (Value::Object(ov), Value::Object(pv)) => {
+                let (sub, meta) = lookup(at, &k)?;
+                if meta.replace {
+                    Value::Object(pv)
+                } else {
+                    Value::Object(merge_map(ov, pv, sub, o)?)
+                }
+            }
+            (Value::Array(ov), Value::Array(pv)) => {
+                let (item, meta) = lookup_list(at, &k)?;
+                Value::Array(merge_slice_handler(ov, pv, item, meta, delete_list, o)?)
+            }
+            (_, pv) => match remove_directives(pv) {
+                Some(v) => v,
+                None => {
+                    original.remove(&k);
+                    continue;
+                }
+            },
+        };
+        original.insert(k, merged);
+    }
+    Ok(original)
+}
+
+/// `discardNullValuesFromPatch`.
+fn discard_nulls(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|_, v| !v.is_null());
+            m.values_mut().for_each(discard_nulls);
+        }
+        Value::Array(a) => a.iter_mut().for_each(discard_nulls),
+        _ => {}
+    }
+}
+
+/// `removeDirectives`: `None` when the value itself is a directive (not kept).
+fn remove_directives(v: Value) -> Option<Value> {
+    match v {
+        Value::Object(m) => {
+            if m.contains_key(DIRECTIVE) {
+                return None;
+            }
+            Some(Value::Object(
+                m.into_iter()
+                    .filter_map(|(k, v)| remove_directives(v).map(|v| (k, v)))
+                    .collect(),
+            ))
+        }
+        Value::Array(a) => Some(Value::Array(
+            a.into_iter().filter_map(remove_directives).collect(),
+        )),
+        v => Some(v),
+    }
+}
+
+/// `extractKey`.
+fn extract_key(s: &str, prefix: &str) -> R<String> {
+    match s.split_once('/') {
+        Some((p, rest)) if p == prefix => Ok(rest.to_string()),
+        _ if prefix == DELETE_PRIMITIVE => Err("invalid patch format of primitive list".into()),
+        _ => Err("invalid patch format of setElementOrder list".into()),
+    }
+}
+
+/// `applyRetainKeysDirective`.
+fn apply_retain_keys(
+    original: &mut Map<String, Value>,
+    patch: &mut Map<String, Value>,
+    o: Merge,
+) -> R<()> {
+    let Some(rk) = patch.remove(RETAIN_KEYS) else {
+        return Ok(());
+    };
+    if !o.parallel_list {
+        match original.get(RETAIN_KEYS) {
+            Some(orig) if orig != &rk => {
+                return Err(format!(
+                    "{} and {} are not deep equal: this may happen when calculating the 3-way diff patch",
+                    go_v(orig),
+                    go_v(&rk)
+                ))
+            }
+            Some(_) => {}
+            None => {
+                original.insert(RETAIN_KEYS.into(), rk);
+            }
+        }
+        return Ok(());
+    }
+    let bad = || "invalid patch format of retainKeys".to_string();
+    let list = rk.as_array().ok_or_else(bad)?;
+    let has = |k: &str| list.iter().any(|v| v.as_str() == Some(k));
+    for (k, v) in patch.iter() {
+        if v.is_null() || k.starts_with(DELETE_PRIMITIVE) || k.starts_with(SET_ORDER) {
+            continue;
+        }
+        if !has(k) {
+            return Err(bad());
+        }
+    }
+    original.retain(|k, _| has(k));
+    Ok(())
+}
+
+/// `mergePatchIntoOriginal`: the lists a `$setElementOrder` names, merged and ordered.
+fn merge_set_element_order(
+    original: &mut Map<String, Value>,
+    patch: &mut Map<String, Value>,
+    at: At,
+    o: Merge,
+) -> R<()> {
+    let keys: Vec<String> = patch
+        .keys()
+        .filter(|k| k.starts_with(SET_ORDER))
+        .cloned()
+        .collect();
+    for key in keys {
+        let Some(order) = patch.remove(&key) else {
+            continue;
+        };
+        if !o.parallel_list {
+            match original.get(&key) {
+                Some(x) if x != &order => {
+                    return Err("invalid patch format of setElementOrder list".into())
+                }
+                Some(_) => {}
+                None => {
+                    original.insert(key.clone(), order.clone());
+                }
+            }
+        }
+        let order = match order {
+            Value::Array(a) => a,
+            v => return Err(bad_arg("slice", &v)),
+        };
+        let field = extract_key(&key, SET_ORDER)?;
+        let as_list = |v: Option<&Value>| -> R<Option<Vec<Value>>> {
+            match v {
+                None => Ok(None),
+                Some(Value::Array(a)) => Ok(Some(a.clone())),
+                Some(v) => Err(bad_arg("slice", v)),
+            }
+        };
+        let orig_list = as_list(original.get(&field))?;
+        let patch_list = as_list(patch.get(&field))?;
+        let (item, meta) = lookup_list(at, &field)?;
+        validate_set_order(patch_list.as_deref().unwrap_or(&[]), &order, meta.key)?;
+        let merged = match (&orig_list, &patch_list) {
+            (Some(ol), None) => ol.clone(),
+            (None, Some(pl)) => match remove_directives(Value::Array(pl.clone())) {
+                Some(Value::Array(a)) => a,
+                _ => continue,
+            },
+            (Some(ol), Some(pl)) => {
+                merge_slice_handler(ol.clone(), pl.clone(), item, meta, false, o)?
+            }
+            (None, None) => continue,
+        };
+        let (patch_items, server_only) = partition(merged, &order, meta.key)?;
+        let ol = orig_list.unwrap_or_default();
+        let kind = element_tag(&[&ol, patch_list.as_deref().unwrap_or(&[])])?;
+        let both =
+            normalize_element_order(patch_items, server_only, &order, &ol, meta.key, kind == 6)?;
+        original.insert(field.clone(), Value::Array(both));
+        patch.remove(&field);
+    }
+    Ok(())
+}
+
+/// `validatePatchWithSetOrderList`.
+fn validate_set_order(patch_list: &[Value], order: &[Value], key: &str) -> R<()> {
+    if order.is_empty() || patch_list.is_empty() {
+        return Ok(());
+    }
+    let mut non_delete = patch_list.to_vec();
+    if !key.is_empty() {
+        for x in &non_delete {
+            x.as_object().ok_or_else(|| bad_arg("map", x))?;
+        }
+        non_delete.retain(|x| x.get(DIRECTIVE) != Some(&Value::String("delete".into())));
+    }
+    let (mut pi, mut si) = (0, 0);
+    while pi < non_delete.len() && si < order.len() {
+        if non_delete[pi].get(DIRECTIVE).is_some() {
+            pi += 1;
+            continue;
+        }
+        if merge_key_value_equal(&non_delete[pi], &order[si], key)? {
+            pi += 1;
+        }
+        si += 1;
+    }
+    if pi < non_delete.len() && si >= order.len() {
+        return Err(format!(
+            "The order in patch list:\n{}\n doesn't match {SET_ORDER} list:\n{}\n",
+            go_v(&Value::Array(patch_list.to_vec())),
+            go_v(&Value::Array(order.to_vec()))
+        ));
+    }
+    Ok(())
+}
+
+/// `mergeSliceHandler`.
+fn merge_slice_handler(
+    original: Vec<Value>,
+    patch: Vec<Value>,
+    item: At,
+    meta: Meta,
+    delete_list: bool,
+    o: Merge,
+) -> R<Vec<Value>> {
+    if meta.merge || delete_list {
+        merge_slice(original, patch, item, meta.key, o, delete_list)
+    } else {
+        Ok(patch)
+    }
+}
+
+/// `mergeSlice`.
+fn merge_slice(
+    original: Vec<Value>,
+    patch: Vec<Value>,
+    item: At,
+    key: &str,
+    o: Merge,
+    delete_list: bool,
+) -> R<Vec<Value>> {
+    if original.is_empty() && patch.is_empty() {
+        return Ok(original);
+    }
+    let maps = element_tag(&[&original, &patch])? == 6;
+    let (original, patch, merged) = if !maps {
+        if o.parallel_list && delete_list {
+            return Ok(original
+                .into_iter()
+                .filter(|v| !patch.iter().any(|d| go_eq(d, v)))
+                .collect());
+        }
+        let both = original.iter().chain(&patch).cloned().collect();
+        (original, patch, dedup_scalars(both))
+    } else {
+        if key.is_empty() {
+            // Go names the schema (`schema.Name()`: the struct's kind, or the OpenAPI type).
+            return Err("cannot merge lists without merge key for struct".into());
+        }
+        let (original, patch) = merge_special_elements(original, patch, key)?;
+        let merged = merge_without_special_elements(original.clone(), &patch, item, key, o)?;
+        (original, patch, merged)
+    };
+    let (patch_items, server_only) = partition(merged, &patch, key)?;
+    normalize_element_order(patch_items, server_only, &patch, &original, key, maps)
+}
+
+/// `partitionPrimitivesByPresentInList` / `partitionMapsByPresentInList`.
+fn partition(merged: Vec<Value>, by: &[Value], key: &str) -> R<(Vec<Value>, Vec<Value>)> {
+    let (mut p, mut s) = (vec![], vec![]);
+    for v in merged {
+        let found = if key.is_empty() {
+            by.iter().any(|b| go_eq(b, &v))
+        } else {
+            let m = v.as_object().ok_or_else(|| bad_arg("map", &v))?;
+            let kv = m.get(key).ok_or_else(|| no_merge_key(m, key))?;
+            find(by, key, kv)?.is_some()
+        };
+        if found {
+            p.push(v);
+        } else {
+            s.push(v);
+        }
+    }
+    Ok((p, s))
+}
+
+/// `findMapInSliceBasedOnKeyValue`: the index of the map whose `key` is `value`.
+fn find(list: &[Value], key: &str, value: &Value) -> R<Option<usize>> {
+    for (i, v) in list.iter().enumerate() {
+        let m = v
+            .as_object()
+            .ok_or_else(|| format!("value for key {i} is not a map"))?;
+        if m.get(key).is_some_and(|x| go_eq(x, value)) {
+            return Ok(Some(i));
+        }
+    }
+    Ok(None)
+}
+
+/// `mergeSliceWithSpecialElements`: `$patch` items applied; the rest of the patch.
+fn merge_special_elements(
+    mut original: Vec<Value>,
+    patch: Vec<Value>,
+    key: &str,
+) -> R<(Vec<Value>, Vec<Value>)> {
+    let mut rest = vec![];
+    let mut replace = false;
+    for v in patch {
+        let Some(d) = v.get(DIRECTIVE) else {
+            rest.push(v);
+            continue;
+        };
+        let m = v.as_object().cloned().unwrap_or_default();
+        match d.as_str() {
+            Some("delete") => {
+                let kv = m.get(key).ok_or_else(|| no_merge_key(&m, key))?;
+                while let Some(i) = find(&original, key, kv)? {
+                    original.remove(i);
+                }
+            }
+            Some("replace") => replace = true,
+            Some("merge") => {
+                return Err("merging lists cannot yet be specified in the patch".into())
+            }
+            _ => return Err(directive_error(d, &m)),
+        }
+    }
+    Ok(if replace {
+        (rest, vec![])
+    } else {
+        (original, rest)
+    })
+}
+
+/// `mergeSliceWithoutSpecialElements`.
+fn merge_without_special_elements(
+    mut original: Vec<Value>,
+    patch: &[Value],
+    item: At,
+    key: &str,
+    o: Merge,
+) -> R<Vec<Value>> {
+    for v in patch {
+        let m = v.as_object().cloned().unwrap_or_default();
+        let kv = m.get(key).ok_or_else(|| no_merge_key(&m, key))?;
+        match find(&original, key, kv)? {
+            Some(i) => {
+                let om = original[i].as_object().cloned().unwrap_or_default();
+                original[i] = Value::Object(merge_map(om, m, item, o)?);
+            }
+            None => original.push(v.clone()),
+        }
+    }
+    Ok(original)
+}
+
+/// `normalizeElementOrder`: patch items in the patch's order, server-only items in the
+/// server's, then interleaved by the server's order (`mergeSortedSlice`).
+fn normalize_element_order(
+    patch: Vec<Value>,
+    server_only: Vec<Value>,
+    patch_order: &[Value],
+    server_order: &[Value],
+    key: &str,
+    maps: bool,
+) -> R<Vec<Value>> {
+    let right = normalize_slice_order(patch, patch_order, key, maps)?;
+    let left = normalize_slice_order(server_only, server_order, key, maps)?;
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::with_capacity(left.len() + right.len());
+    while i < left.len() || j < right.len() {
+        let take_left = if i >= left.len() {
+            false
+        } else if j >= right.len() {
+            true
+        } else {
+            match (
+                index(server_order, &left[i], key, maps),
+                index(server_order, &right[j], key, maps),
+            ) {
+                (Some(l), Some(r)) => l < r,
+                _ => false,
+            }
+        };
+        if take_left {
+            out.push(left[i].clone());
+            i += 1;
+        } else {
+            out.push(right[j].clone());
+            j += 1;
+        }
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------- conflicts
+
+/// `mergingMapFieldsHaveConflicts(left, right, schema, strategy, mergeKey)`.
+fn conflicts(
+    left: &Value,
+    right: &Value,
+    at: At,
+    merge: bool,
+    replace: bool,
+    key: &str,
+) -> R<bool> {
+    match left {
+        Value::Object(l) => {
+            let Value::Object(r) = right else {
+                return Ok(true);
+            };
+            let (lm, rm) = (l.get(DIRECTIVE), r.get(DIRECTIVE));
+            if (lm.is_some() || rm.is_some()) && lm != rm {
+                return Ok(true);
+            }
+            if replace {
+                return Ok(false);
+            }
+            for (k, lv) in l {
+                if k == DIRECTIVE || k == RETAIN_KEYS {
+                    continue;
+                }
+                let Some(rv) = r.get(k) else { continue };
+                let (sub, meta) = match lv {
+                    Value::Array(_) => lookup_list(at, k)?,
+                    Value::Object(_) => lookup(at, k)?,
+                    _ => (At::deduced(), Meta::default()),
+                };
+                if conflicts(lv, rv, sub, meta.merge, meta.replace, meta.key)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+        Value::Array(l) => {
+            let Value::Array(r) = right else {
+                return Ok(true);
+            };
+            let maps = element_tag(&[l, r])? == 6;
+            if merge {
+                if !maps {
+                    return Ok(false);
+                }
+                let (lm, rm) = (by_merge_key(l, key)?, by_merge_key(r, key)?);
+                for (k, lv) in &lm {
+                    if let Some((_, rv)) = rm.iter().find(|(rk, _)| rk == k) {
+                        if conflicts(lv, rv, at, false, false, "")? {
+                            return Ok(true);
+                        }
+                    }
+                }
+                return Ok(false);
+            }
+            if l.len() != r.len() {
+                return Ok(true);
+            }
+            let (l, r) = if maps {
+                (l.clone(), r.clone())
+            } else {
+                (
+                    sort_scalars(dedup_scalars(l.clone())),
+                    sort_scalars(dedup_scalars(r.clone())),
+                )
+            };
+            for (lv, rv) in l.iter().zip(&r) {
+                if conflicts(lv, rv, at, false, false, "")? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+        _ => Ok(left != right),
+    }
+}
+
+/// `sliceOfMapsToMapOfMaps` (a later item with the same key replaces an earlier one).
+fn by_merge_key(list: &[Value], key: &str) -> R<Vec<(String, Value)>> {
+    let mut out: Vec<(String, Value)> = vec![];
+    for v in list {
+        let m = v.as_object().ok_or_else(|| {
+            format!(
+                "invalid element type in merging list:{}",
+                go_v(&Value::Array(list.to_vec()))
+            )
+        })?;
+        let kv = m.get(key).ok_or_else(|| {
+            format!(
+                "cannot find merge key `{key}` in merging list element:{}",
+                go_v(v)
+            )
+        })?;
+        let k = kv.to_string();
+        match out.iter_mut().find(|(x, _)| *x == k) {
+            Some(e) => e.1 = v.clone(),
+            None => out.push((k, v.clone())),
+        }
+    }
+    Ok(out)
+}
 
 #[cfg(test)]
 pub(crate) mod testdata {
@@ -73,5 +1273,133 @@ pub(crate) mod testdata {
             .filter(|c| c["conflict"] == true)
             .count();
         assert_eq!(conflicts, 30);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testdata::{cases, doc, schema, ERRORS, THREE_WAY, TWO_WAY};
+    use super::*;
+
+    /// Runs every case of a suite; the failures, as text; `(ported, passed, skipped)`.
+    fn run(
+        file: &str,
+        want: &[&str],
+        f: impl Fn(&Value, At) -> Result<(), String>,
+    ) -> (usize, usize, usize, Vec<String>) {
+        let (mut pass, mut skip, mut fails) = (0, 0, vec![]);
+        let cs = cases(file);
+        for c in &cs {
+            if c.get("skip").is_some()
+                || !want
+                    .iter()
+                    .any(|w| c.get("op").map_or(w.is_empty(), |o| o == w))
+            {
+                skip += usize::from(c.get("skip").is_some());
+                continue;
+            }
+            let (s, root) = schema(c);
+            match f(c, s.root(root)) {
+                Ok(()) => pass += 1,
+                Err(e) => fails.push(format!("{}\n  {e}", c["source"].as_str().unwrap_or(""))),
+            }
+        }
+        (cs.len(), pass, skip, fails)
+    }
+
+    fn same(what: &str, got: &Value, want: &Value) -> Result<(), String> {
+        if got == want {
+            Ok(())
+        } else {
+            Err(format!("{what}\n  got  {got}\n  want {want}"))
+        }
+    }
+
+    /// TestStrategicMergePatch & co., creation half of `testTwoWayPatch`.
+    fn two_way_case(c: &Value, at: At) -> Result<(), String> {
+        let p = two_way(&doc(c, "original"), &doc(c, "modified"), at)
+            .map_err(|e| format!("cannot create two way patch: {e}"))?;
+        same("two-way patch", &p, &c["twoWay"])
+    }
+
+    /// Creation half of `testThreeWayPatch`: overwrite=false first (a conflict exactly when
+    /// the description says so), then overwrite=true for the conflicting ones.
+    fn three_way_case(c: &Value, at: At) -> Result<(), String> {
+        let (o, m, cur) = (doc(c, "original"), doc(c, "modified"), doc(c, "current"));
+        let conflict = c["conflict"] == true;
+        let p = match three_way(&o, &m, &cur, at, false) {
+            Err(CreateError::Conflict(_)) if conflict => three_way(&o, &m, &cur, at, true)
+                .map_err(|e| format!("cannot force three way patch: {e}"))?,
+            Err(e) => return Err(format!("cannot create three way patch: {e}")),
+            Ok(_) if conflict => return Err("expected conflict did not occur".into()),
+            Ok(p) => p,
+        };
+        same("three-way patch", &p, &c["threeWay"])
+    }
+
+    fn error_case(c: &Value, at: At) -> Result<(), String> {
+        let (o, m, cur) = (doc(c, "original"), doc(c, "modified"), doc(c, "current"));
+        let r = if c["op"] == "createTwoWay" {
+            two_way(&o, &m, at)
+        } else {
+            three_way(&o, &m, &cur, at, false)
+        };
+        let want = c["contains"].as_str().unwrap_or("");
+        match r {
+            Err(e) if e.to_string().contains(want) => Ok(()),
+            r => Err(format!("want an error containing {want:?}, got {r:?}")),
+        }
+    }
+
+    fn report(name: &str, (ported, pass, skip, fails): (usize, usize, usize, Vec<String>)) {
+        eprintln!(
+            "{name}: {ported} ported, {pass} pass, {skip} skipped, {} fail",
+            fails.len()
+        );
+        assert!(
+            fails.is_empty(),
+            "{name}: {} failures:\n{}",
+            fails.len(),
+            fails.join("\n")
+        );
+    }
+
+    #[test]
+    fn ported_two_way_patches_are_created_as_go_creates_them() {
+        report("two-way (creation)", run(TWO_WAY, &[""], two_way_case));
+    }
+
+    #[test]
+    fn ported_three_way_patches_are_created_as_go_creates_them() {
+        report(
+            "three-way (creation)",
+            run(THREE_WAY, &[""], three_way_case),
+        );
+    }
+
+    #[test]
+    fn ported_creation_errors_are_go_errors() {
+        let r = run(ERRORS, &["createTwoWay", "createThreeWay"], error_case);
+        assert_eq!(r.1, 2, "two creation error cases");
+        report("errors (creation)", r);
+    }
+
+    #[test]
+    fn go_formats_values_as_fmt_does() {
+        let v = |s: &str| go_v(&serde_json::from_str(s).unwrap());
+        assert_eq!(v("1"), "1");
+        assert_eq!(v("1.5"), "1.5");
+        assert_eq!(v("1000000.5"), "1.0000005e+06");
+        assert_eq!(v("123456.5"), "123456.5");
+        assert_eq!(v("0.00001"), "1e-05");
+        assert_eq!(v(r#"{"b":[1,"x"],"a":null}"#), "map[a:<nil> b:[1 x]]");
+        // Go's `<=` insertion sort: equal keys end up reversed.
+        let mut l: Vec<Value> =
+            serde_json::from_str(r#"[{"k":2,"i":0},{"k":1},{"k":2,"i":1}]"#).unwrap();
+        go_sort(&mut l, |x| go_v(&x["k"]));
+        assert_eq!(
+            Value::Array(l).to_string(),
+            r#"[{"k":1},{"k":2,"i":1},{"k":2,"i":0}]"#
+        );
     }
 }
