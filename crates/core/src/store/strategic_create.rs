@@ -13,8 +13,12 @@
 //!   `--overwrite` default); `overwrite=false` adds Go's conflict check
 //!   (`MergingMapsHaveConflicts` against the change from `original` to `current`):
 //!   [`CreateError::Conflict`].
+//! - [`json_merge_three_way`]`(original, modified, current, preconditions)`: what
+//!   `kubectl apply` sends for a kind it has no Go type for (custom resources), a port of
+//!   `jsonmergepatch.CreateThreeWayJSONMergePatch` (on evanphx/json-patch v4.12.0's
+//!   `CreateMergePatch` and `MergePatch`); kubectl passes [`KUBECTL_PRECONDITIONS`].
 //!
-//! Both take the documents as JSON values (an absent document is `{}`, as Go reads an empty
+//! All take the documents as JSON values (an absent document is `{}`, as Go reads an empty
 //! or `null` one) and answer the patch object with its keys sorted, as Go's `json.Marshal`
 //! writes it. Directives produced: `$setElementOrder/F`, `$deleteFromPrimitiveList/F`,
 //! `$retainKeys`, `{"$patch": "delete", KEY: V}` items. Preconditions
@@ -1146,6 +1150,186 @@ fn normalize_element_order(
     Ok(out)
 }
 
+// ---------------------------------------------------------------- JSON merge patch
+
+/// A `mergepatch.PreconditionFunc` kubectl uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Precondition {
+    /// `RequireKeyUnchanged(key)`: the patch has no top-level `key`.
+    KeyUnchanged(&'static str),
+    /// `RequireMetadataKeyUnchanged(key)`: the patch's `metadata` has no `key`.
+    MetadataKeyUnchanged(&'static str),
+}
+
+/// What `kubectl apply` passes to `CreateThreeWayJSONMergePatch` (apply.go, `patcher.patchSimple`).
+pub(crate) const KUBECTL_PRECONDITIONS: &[Precondition] = &[
+    Precondition::KeyUnchanged("apiVersion"),
+    Precondition::KeyUnchanged("kind"),
+    Precondition::MetadataKeyUnchanged("name"),
+];
+
+/// `jsonmergepatch.CreateThreeWayJSONMergePatch(original, modified, current, preconditions…)`:
+/// the additions and changes from `current` to `modified` (nulls dropped) merged onto the
+/// deletions from `original` to `modified` (nulls only). A failed precondition is
+/// `Invalid("precondition failed for: map[…]")`: Go returns a plain error there, so kubectl's
+/// `IsPreconditionFailed` check (and its "At least one of apiVersion, kind and name was
+/// changed") does not see it and kubectl reports it as a patch-creation error.
+pub(crate) fn json_merge_three_way(
+    original: &Value,
+    modified: &Value,
+    current: &Value,
+    preconditions: &[Precondition],
+) -> Result<Value, CreateError> {
+    let (original, modified, current) = (obj(original), obj(modified), obj(current));
+    let add = keep_or_delete_null(&json_diff(&current, &modified), false);
+    let delete = keep_or_delete_null(&json_diff(&original, &modified), true);
+    let (a, d) = (Value::Object(add.clone()), Value::Object(delete.clone()));
+    if json_conflicts(&a, &d) {
+        return Err(CreateError::Conflict(format!(
+            "patch:\n{}\nconflicts with changes made from original to current:\n{}\n",
+            to_yaml(&sorted(a)),
+            to_yaml(&sorted(d))
+        )));
+    }
+    let mut patch = delete;
+    merge_docs(&mut patch, add);
+    for p in preconditions {
+        let changed = match p {
+            Precondition::KeyUnchanged(k) => patch.contains_key(*k),
+            Precondition::MetadataKeyUnchanged(k) => patch
+                .get("metadata")
+                .and_then(Value::as_object)
+                .is_some_and(|m| m.contains_key(*k)),
+        };
+        if changed {
+            return Err(CreateError::Invalid(format!(
+                "precondition failed for: {}",
+                go_v(&Value::Object(patch))
+            )));
+        }
+    }
+    Ok(sorted(Value::Object(patch)))
+}
+
+/// evanphx `matchesValue`: JSON equality with every number a float64.
+fn json_matches(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| json_matches(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && y.iter()
+                    .all(|(k, v)| x.get(k).is_some_and(|w| json_matches(w, v)))
+        }
+        _ => a == b,
+    }
+}
+
+/// evanphx `getDiff` (`CreateMergePatch` of two objects): changed and added keys, removed ones
+/// as null, objects recursively.
+fn json_diff(a: &Map<String, Value>, b: &Map<String, Value>) -> Map<String, Value> {
+    let mut into = Map::new();
+    for (k, bv) in b {
+        match (a.get(k), bv) {
+            (Some(Value::Object(x)), Value::Object(y)) => {
+                let d = json_diff(x, y);
+                if !d.is_empty() {
+                    into.insert(k.clone(), Value::Object(d));
+                }
+            }
+            (Some(av), bv) if json_matches(av, bv) => {}
+            _ => {
+                into.insert(k.clone(), bv.clone());
+            }
+        }
+    }
+    for k in a.keys() {
+        if !b.contains_key(k) {
+            into.insert(k.clone(), Value::Null);
+        }
+    }
+    into
+}
+
+/// `keepOrDeleteNullInObj`: only the nulls (`keep_null`) or everything but them; an explicitly
+/// empty object is a value (kept without nulls only), an object left empty by the filter goes.
+fn keep_or_delete_null(m: &Map<String, Value>, keep_null: bool) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (k, v) in m {
+        match v {
+            Value::Null if keep_null => {
+                out.insert(k.clone(), Value::Null);
+            }
+            Value::Null => {}
+            Value::Object(o) if o.is_empty() && !keep_null => {
+                out.insert(k.clone(), v.clone());
+            }
+            Value::Object(o) if o.is_empty() => {}
+            Value::Object(o) => {
+                let sub = keep_or_delete_null(o, keep_null);
+                if !sub.is_empty() {
+                    out.insert(k.clone(), Value::Object(sub));
+                }
+            }
+            _ if !keep_null => {
+                out.insert(k.clone(), v.clone());
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `mergepatch.HasConflicts`.
+fn json_conflicts(left: &Value, right: &Value) -> bool {
+    match (left, right) {
+        (Value::Object(l), Value::Object(r)) => l
+            .iter()
+            .any(|(k, lv)| r.get(k).is_some_and(|rv| json_conflicts(lv, rv))),
+        (Value::Object(_) | Value::Array(_), _) if tag(left) != tag(right) => true,
+        (Value::Array(l), Value::Array(r)) => {
+            l.len() != r.len() || l.iter().zip(r).any(|(l, r)| json_conflicts(l, r))
+        }
+        _ => left != right,
+    }
+}
+
+/// evanphx `mergeDocs` (`MergePatch`, not merging merge patches).
+fn merge_docs(doc: &mut Map<String, Value>, patch: Map<String, Value>) {
+    for (k, v) in patch {
+        if v.is_null() {
+            doc.remove(&k);
+            continue;
+        }
+        let merged = match (doc.remove(&k), v) {
+            (Some(Value::Object(mut cur)), Value::Object(p)) => {
+                merge_docs(&mut cur, p);
+                Value::Object(cur)
+            }
+            (Some(cur), v) if !cur.is_null() && !cur.is_object() => prune_nulls(v),
+            (Some(Value::Object(_)), v) => v,
+            (_, v) => prune_nulls(v),
+        };
+        doc.insert(k, merged);
+    }
+}
+
+/// evanphx `pruneNulls`: null members of objects removed, at any depth (null list items stay).
+fn prune_nulls(v: Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.into_iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k, prune_nulls(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.into_iter().map(prune_nulls).collect()),
+        v => v,
+    }
+}
+
 // ---------------------------------------------------------------- conflicts
 
 /// `mergingMapFieldsHaveConflicts(left, right, schema, strategy, mergeKey)`.
@@ -1442,7 +1626,7 @@ mod tests {
     #[test]
     fn ported_three_way_patches_are_created_as_go_creates_them() {
         report(
-            "three-way (creation)",
+            "three-way (creation, then mergeMap apply)",
             run(THREE_WAY, &[""], three_way_case),
         );
     }
@@ -1460,6 +1644,69 @@ mod tests {
         let r = run(ERRORS, &["apply"], error_case);
         assert_eq!(r.1, 3, "three apply error cases");
         report("errors (apply, mergeMap check)", r);
+    }
+
+    const JSON_THREE_WAY: &str =
+        include_str!("../../testdata/strategicpatch/json-merge-three-way.json");
+    const JSON_FILTER_NULL: &str =
+        include_str!("../../testdata/strategicpatch/json-merge-filter-null.json");
+
+    /// jsonmergepatch's TestCreateThreeWayJSONMergePatch: the patch, then evanphx `MergePatch`
+    /// of it onto `current`.
+    #[test]
+    fn ported_json_merge_patches_are_created_as_go_creates_them() {
+        let cs = cases(JSON_THREE_WAY);
+        let mut fails = vec![];
+        for c in &cs {
+            let (o, m, cur) = (doc(c, "original"), doc(c, "modified"), doc(c, "current"));
+            let r = json_merge_three_way(&o, &m, &cur, &[]).map_err(|e| e.to_string());
+            let r = r.and_then(|p| {
+                same("patch", &p, &doc(c, "threeWay"))?;
+                let mut res = obj(&cur);
+                merge_docs(&mut res, obj(&p));
+                same("result", &Value::Object(res), &doc(c, "result"))
+            });
+            if let Err(e) = r {
+                fails.push(format!("{}\n  {e}", c["source"]));
+            }
+        }
+        eprintln!(
+            "json-merge-three-way: {} ported, {} pass",
+            cs.len(),
+            cs.len() - fails.len()
+        );
+        assert_eq!(cs.len(), 23);
+        assert!(fails.is_empty(), "{}", fails.join("\n"));
+    }
+
+    /// jsonmergepatch's TestKeepOrDeleteNullInObj.
+    #[test]
+    fn ported_null_filters_are_go_filters() {
+        let cs = cases(JSON_FILTER_NULL);
+        assert_eq!(cs.len(), 15);
+        for c in &cs {
+            let o = obj(&c["originalObj"]);
+            let with = Value::Object(keep_or_delete_null(&o, true));
+            let without = Value::Object(keep_or_delete_null(&o, false));
+            assert_eq!(with, c["expectedWithNull"], "{}", c["source"]);
+            assert_eq!(without, c["expectedWithoutNull"], "{}", c["source"]);
+        }
+    }
+
+    #[test]
+    fn kubectl_preconditions_refuse_a_changed_name() {
+        let o = serde_json::json!({"apiVersion": "x/v1", "kind": "K", "metadata": {"name": "a"}});
+        let mut m = o.clone();
+        m["metadata"]["name"] = "b".into();
+        let e = json_merge_three_way(&o, &m, &o, KUBECTL_PRECONDITIONS).unwrap_err();
+        assert_eq!(
+            e,
+            CreateError::Invalid("precondition failed for: map[metadata:map[name:b]]".into())
+        );
+        m["metadata"]["name"] = "a".into();
+        m["spec"] = serde_json::json!({"n": 1});
+        let p = json_merge_three_way(&o, &m, &o, KUBECTL_PRECONDITIONS).unwrap();
+        assert_eq!(p, serde_json::json!({"spec": {"n": 1}}));
     }
 
     #[test]
