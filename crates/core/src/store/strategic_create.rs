@@ -4,7 +4,8 @@
 //! [`super::schema::At`].
 //!
 //! - [`two_way`]`(original, modified, at)`: the patch that turns `original` into `modified`
-//!   (`kubectl create`/`replace` diffs, `CreateTwoWayMergePatch`; `$setElementOrder` lists on);
+//!   (`CreateTwoWayMergePatch`, `$setElementOrder` lists on): what kubectl commands that change
+//!   a live object in place send (e.g. `kubectl set image`: the object before and after);
 //! - [`three_way`]`(original, modified, current, at, overwrite)`: what `kubectl apply` sends:
 //!   `original` is the last-applied configuration (the annotation), `modified` the new
 //!   configuration, `current` the live object. The patch is the change from `current` to
@@ -21,9 +22,16 @@
 //! All take the documents as JSON values (an absent document is `{}`, as Go reads an empty
 //! or `null` one) and answer the patch object with its keys sorted, as Go's `json.Marshal`
 //! writes it. Directives produced: `$setElementOrder/F`, `$deleteFromPrimitiveList/F`,
-//! `$retainKeys`, `{"$patch": "delete", KEY: V}` items. Preconditions
-//! (`mergepatch.PreconditionFunc`) are not ported: kubectl apply passes none for the patch it
-//! sends.
+//! `$retainKeys`, `{"$patch": "delete", KEY: V}` items. The strategic functions take no
+//! preconditions (kubectl apply passes none to `CreateThreeWayMergePatch`).
+//!
+//! kubectl apply's three documents (k8s.io/kubectl `pkg/cmd/apply`, `pkg/util`), for the
+//! caller to build: `original` = the live object's `kubectl.kubernetes.io/last-applied-configuration`
+//! annotation parsed (none: `{}`); `modified` = the manifest with that annotation set to the
+//! manifest's own JSON (as `GetModifiedConfiguration` writes it, without the annotation
+//! itself); `current` = the live object. The patch goes out as
+//! `application/strategic-merge-patch+json` (built-in kinds) or
+//! `application/merge-patch+json` (the JSON merge patch, other kinds).
 //!
 //! Faithful details kept on purpose (each as in patch.go): list items are matched and sorted by
 //! the `%v` text of their merge key (so `10` sorts before `2`); Go's `sort.Sort` with its `<=`
