@@ -1697,4 +1697,158 @@ mod tests {
             r#"[{"k":1},{"k":2,"i":1},{"k":2,"i":0}]"#
         );
     }
+
+    mod properties {
+        //! Go's contract for the created patches, on random Deployments of the built-in
+        //! schema: applying the two-way patch to `original` gives `modified`; applying the
+        //! three-way patch to a `current` equal to `original` gives `modified` too.
+        use super::*;
+        use proptest::prelude::*;
+        use serde_json::json;
+
+        /// Items with distinct keys from `keys`, in a random order, each built by `item`.
+        fn keyed(
+            keys: &'static [&'static str],
+            item: BoxedStrategy<Value>,
+            key: &'static str,
+        ) -> BoxedStrategy<Value> {
+            proptest::sample::subsequence(keys, 0..=keys.len())
+                .prop_shuffle()
+                .prop_flat_map(move |ks| {
+                    let n = ks.len();
+                    (Just(ks), proptest::collection::vec(item.clone(), n))
+                })
+                .prop_map(move |(ks, items)| {
+                    Value::Array(
+                        ks.iter()
+                            .zip(items)
+                            .map(|(k, mut v)| {
+                                v[key] = json!(k);
+                                v
+                            })
+                            .collect(),
+                    )
+                })
+                .boxed()
+        }
+
+        fn maybe(v: impl Strategy<Value = Value> + 'static) -> BoxedStrategy<Option<Value>> {
+            proptest::option::of(v).boxed()
+        }
+
+        fn deployment() -> impl Strategy<Value = Value> {
+            let env = keyed(
+                &["A", "B", "C"],
+                prop_oneof![Just("1"), Just("2")]
+                    .prop_map(|v| json!({ "value": v }))
+                    .boxed(),
+                "name",
+            );
+            let ports = keyed(
+                &["80", "81"],
+                Just(json!({"protocol": "TCP"})).boxed(),
+                "containerPort",
+            );
+            let container = (
+                maybe(prop_oneof![Just(json!("v1")), Just(json!("v2"))]),
+                maybe(env),
+                maybe(ports),
+                maybe(prop_oneof![Just(json!(["x"])), Just(json!(["y", "x"]))]),
+            )
+                .prop_map(|(image, env, ports, args)| {
+                    let mut c = json!({});
+                    for (k, v) in [
+                        ("image", image),
+                        ("env", env),
+                        ("ports", ports),
+                        ("args", args),
+                    ] {
+                        if let Some(v) = v {
+                            c[k] = v;
+                        }
+                    }
+                    c
+                })
+                .boxed();
+            let containers = keyed(&["a", "b", "c"], container, "name");
+            let labels = proptest::collection::btree_map(
+                prop_oneof![Just("a"), Just("b"), Just("c")],
+                prop_oneof![Just("1"), Just("2")],
+                0..3,
+            );
+            let finalizers =
+                proptest::sample::subsequence(&["x", "y", "z"][..], 0..=3).prop_shuffle();
+            let strategy = prop_oneof![
+                Just(json!({"type": "Recreate"})),
+                Just(json!({"type": "RollingUpdate"})),
+                Just(json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}})),
+            ];
+            (
+                maybe(containers),
+                labels,
+                maybe(finalizers.prop_map(|f| json!(f))),
+                maybe(strategy),
+                maybe((0..3u32).prop_map(|r| json!(r))),
+            )
+                .prop_map(|(containers, labels, finalizers, strategy, replicas)| {
+                    let mut d = json!({"metadata": {"name": "d"}, "spec": {}});
+                    if !labels.is_empty() {
+                        d["metadata"]["labels"] = json!(labels);
+                    }
+                    if let Some(f) = finalizers {
+                        d["metadata"]["finalizers"] = f;
+                    }
+                    if let Some(s) = strategy {
+                        d["spec"]["strategy"] = s;
+                    }
+                    if let Some(r) = replicas {
+                        d["spec"]["replicas"] = r;
+                    }
+                    if let Some(c) = containers {
+                        d["spec"]["template"] = json!({"spec": {"containers": c}});
+                    }
+                    d
+                })
+        }
+
+        /// The finalizers sorted: Go loses a reordering of a merging list of scalars into
+        /// sorted order (see `go_loses_a_reorder_into_sorted_order`).
+        fn finalizers_sorted(mut v: Value) -> Value {
+            if let Some(Value::Array(f)) = v.pointer_mut("/metadata/finalizers") {
+                go_sort(f, go_v);
+            }
+            v
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+            #[test]
+            fn created_patches_turn_original_into_modified(o in deployment(), m in deployment()) {
+                let at = crate::store::schema::builtin().root("Deployment");
+                let want = finalizers_sorted(m.clone());
+                let two = two_way(&o, &m, at).unwrap();
+                let r = crate::store::strategic::apply(&o, &obj(&two), at).unwrap();
+                prop_assert_eq!(finalizers_sorted(r), want.clone(), "two-way patch {}", two);
+                let three = three_way(&o, &m, &o, at, false).unwrap();
+                let r = crate::store::strategic::apply(&o, &obj(&three), at).unwrap();
+                prop_assert_eq!(finalizers_sorted(r), want, "three-way patch {}", three);
+            }
+        }
+
+        /// `diffListsOfScalars` sorts the original list in place, and `diffLists` then compares
+        /// that sorted list with the modified one to decide on `$setElementOrder`: a merging
+        /// list of scalars reordered into sorted order gets no patch at all.
+        #[test]
+        fn go_loses_a_reorder_into_sorted_order() {
+            let at = crate::store::schema::builtin().root("Deployment");
+            let d = |f: Value| json!({"metadata": {"finalizers": f}});
+            let p = two_way(&d(json!(["x", "z", "y"])), &d(json!(["x", "y", "z"])), at).unwrap();
+            assert_eq!(p, json!({}));
+            let p = two_way(&d(json!(["x", "y", "z"])), &d(json!(["x", "z", "y"])), at).unwrap();
+            assert_eq!(
+                p,
+                json!({"metadata": {"$setElementOrder/finalizers": ["x", "z", "y"]}})
+            );
+        }
+    }
 }
