@@ -91,6 +91,8 @@ pub(crate) mod status;
 #[allow(dead_code)]
 mod schema;
 mod strategic;
+// Strategic merge patch creation for `kubectl apply` (used by the scenarios' kubectl, issue #14).
+#[allow(dead_code)]
 mod strategic_create;
 mod strict;
 pub mod table;
