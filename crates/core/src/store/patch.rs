@@ -96,7 +96,7 @@ pub(crate) fn apply_patch(
                     json_type(patch)
                 )));
             };
-            let out = strategic::apply(doc, &mut p, schema::builtin().root(&res.kind()))
+            let out = strategic::apply_mut(doc, &mut p, schema::builtin().root(&res.kind()))
                 .map_err(|e| e.response())?;
             Ok((out, Some(Value::Object(p))))
         }

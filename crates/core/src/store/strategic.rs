@@ -82,10 +82,17 @@ impl Error {
     }
 }
 
-/// `StrategicMergeMapPatch(original, patch)` with the kind's schema. `patch` is left as Go
-/// leaves its map (the function mutates it: directives it used deleted, `null`s and directive
-/// maps of new fields dropped), which the apiserver then prints in a strict decoding error.
-pub(crate) fn apply(original: &Value, patch: &mut Obj, at: At) -> R<Value> {
+/// `StrategicMergeMapPatch(original, patch)` with the kind's schema (for tests: the store
+/// uses [`apply_mut`]).
+#[cfg(test)]
+pub(crate) fn apply(original: &Value, patch: &Obj, at: At) -> R<Value> {
+    apply_mut(original, &mut patch.clone(), at)
+}
+
+/// [`apply`], leaving `patch` as Go leaves its map (the function mutates it: directives it
+/// used deleted, `null`s and directive maps of new fields dropped), which the apiserver then
+/// prints in a strict decoding error.
+pub(crate) fn apply_mut(original: &Value, patch: &mut Obj, at: At) -> R<Value> {
     let o = original.as_object().cloned().unwrap_or_default();
     merge_map(o, patch, at).map(Value::Object)
 }

@@ -6,10 +6,10 @@ use super::*;
 use serde_json::json;
 
 fn smp(kind: &str, original: Value, patch: Value) -> R<Value> {
-    let Value::Object(mut p) = patch else {
+    let Value::Object(p) = patch else {
         panic!("a patch is an object")
     };
-    apply(&original, &mut p, builtin().root(kind))
+    apply(&original, &p, builtin().root(kind))
 }
 
 fn ok(kind: &str, original: Value, patch: Value) -> Value {
@@ -41,10 +41,8 @@ fn pod_schema() -> Schema {
 
 fn pod(original: Value, patch: Value) -> R<Value> {
     let s = pod_schema();
-    let Value::Object(mut p) = patch else {
-        panic!()
-    };
-    apply(&original, &mut p, s.root("Pod"))
+    let Value::Object(p) = patch else { panic!() };
+    apply(&original, &p, s.root("Pod"))
 }
 
 #[test]
@@ -374,7 +372,7 @@ fn the_patch_is_left_as_go_leaves_it() {
     let Value::Object(m) = &mut p else { panic!() };
     let o = json!({"spec": {"containers": [{"name": "a"}], "strategy": {"type": "S"},
                             "nodeSelector": {"x": "y"}}});
-    let out = apply(&o, m, s.root("Pod")).unwrap();
+    let out = apply_mut(&o, m, s.root("Pod")).unwrap();
     // New: its nulls discarded (in lists' maps too), its directive maps dropped; Go does both
     // to the patch's own maps, and the patch's map holds the filtered list.
     assert_eq!(out["spec"]["new"], json!({"l": [{}]}));
@@ -436,10 +434,10 @@ mod ported {
             Value::Null => json!({}),
             o => o.clone(),
         };
-        let Some(mut p) = case[patch].as_object().cloned() else {
+        let Some(p) = case[patch].as_object().cloned() else {
             return Err(format!("`{patch}` is not an object"));
         };
-        apply(&o, &mut p, schema.root(&root)).map_err(|e| e.message())
+        apply(&o, &p, schema.root(&root)).map_err(|e| e.message())
     }
 
     /// (ported, passed, skipped, failures) of one table: `original` + `patch` → `result`.
