@@ -749,16 +749,15 @@ fn partition(l: Vec<Value>, by: &[Value], key: &str) -> R<(Vec<Value>, Vec<Value
 
 /// `index`: where `x` (its merge key for maps) is in `l`.
 fn index(l: &[Value], x: &Value, key: &str, kind: u8) -> R<Option<usize>> {
-    let get = |y: &Value| -> Value {
-        if kind == 6 {
-            y.get(key).cloned().unwrap_or(Value::Null)
-        } else {
-            y.clone()
+    fn get<'a>(y: &'a Value, key: &str, kind: u8) -> &'a Value {
+        match kind {
+            6 => y.get(key).unwrap_or(&Value::Null),
+            _ => y,
         }
-    };
-    let want = get(x);
+    }
+    let want = get(x, key, kind);
     for (i, y) in l.iter().enumerate() {
-        if eq(&want, &get(y))? {
+        if eq(want, get(y, key, kind))? {
             return Ok(Some(i));
         }
     }
