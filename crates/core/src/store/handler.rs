@@ -33,6 +33,7 @@ use super::{
     provenance, Actor, Entry, Env, EventType, Method, ObjectRef, Outcome, Request, Resource,
     Response, Store, WatchEvent, API,
 };
+use super::{schema, strategic};
 use serde_json::{Map, Value};
 
 /// How a namespace mismatch is worded.
@@ -465,10 +466,9 @@ impl Store {
         let Some(entry) = self.objects.get(&r) else {
             return Err(status::not_found(res, name));
         };
-        let patched = patch::apply_patch(res, ty, &entry.object, body)?;
+        let (patched, smp) = patch::apply_patch(res, ty, &entry.object, body)?;
         let warnings = if meta::decode_check(res, &patched).is_ok() {
-            let smp = (ty == PatchType::Strategic).then_some(body);
-            strict::check_patched(res, smp, &patched, strict::directive(&req.path))?
+            strict::check_patched(res, smp.as_ref(), &patched, strict::directive(&req.path))?
         } else {
             Vec::new()
         };
@@ -480,6 +480,9 @@ impl Store {
             NsCheck::CheckName,
         )?;
         strict::strip_unknown(res, &mut obj);
+        if ty == PatchType::Strategic {
+            strategic::drop_directive_keys(&mut obj, schema::builtin().root(&res.kind()));
+        }
         self.finish_update(r, obj, Ownership::Update, ctx)
             .map(|o| with_warnings(o, warnings))
     }
