@@ -1835,6 +1835,66 @@ mod tests {
             }
         }
 
+        /// Any JSON, directives and `null`s included, where the schema has facts.
+        fn any_doc() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::from),
+                (-2i64..3).prop_map(Value::from),
+                Just(json!(1.5)),
+                prop_oneof![
+                    Just("delete"),
+                    Just("replace"),
+                    Just("merge"),
+                    Just("a"),
+                    Just("b")
+                ]
+                .prop_map(Value::from),
+            ];
+            let keys = prop_oneof![
+                Just("metadata"),
+                Just("spec"),
+                Just("template"),
+                Just("containers"),
+                Just("name"),
+                Just("env"),
+                Just("finalizers"),
+                Just("strategy"),
+                Just("labels"),
+                Just("$patch"),
+                Just("$retainKeys"),
+                Just("$setElementOrder/containers"),
+                Just("$setElementOrder/finalizers"),
+                Just("$deleteFromPrimitiveList/finalizers"),
+            ];
+            let object = |keys: BoxedStrategy<&'static str>, inner: BoxedStrategy<Value>| {
+                proptest::collection::vec((keys, inner), 0..4).prop_map(|kv| {
+                    Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+                })
+            };
+            let keys = keys.boxed();
+            let k2 = keys.clone();
+            let tree = leaf.prop_recursive(5, 48, 4, move |inner| {
+                prop_oneof![
+                    proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                    object(k2.clone(), inner.boxed()),
+                ]
+            });
+            object(keys, tree.boxed())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(1024))]
+            #[test]
+            fn creation_never_panics(o in any_doc(), m in any_doc(), c in any_doc(), w in any::<bool>()) {
+                let at = crate::store::schema::builtin().root("Deployment");
+                let _ = two_way(&o, &m, at);
+                let _ = three_way(&o, &m, &c, at, w);
+                let _ = three_way(&o, &m, &c, At::deduced(), w);
+                let _ = json_merge_three_way(&o, &m, &c, KUBECTL_PRECONDITIONS);
+            }
+        }
+
         /// `diffListsOfScalars` sorts the original list in place, and `diffLists` then compares
         /// that sorted list with the modified one to decide on `$setElementOrder`: a merging
         /// list of scalars reordered into sorted order gets no patch at all.
