@@ -140,7 +140,7 @@ pub(crate) fn drop_directive_keys(v: &mut Value, at: At) {
 
 /// The dynamic type (`int64` and `float64` differ, as `UnmarshalCaseSensitivePreserveInts`
 /// decodes them).
-fn ty(v: &Value) -> u8 {
+pub(crate) fn ty(v: &Value) -> u8 {
     match v {
         Value::Null => 0,
         Value::Bool(_) => 1,
@@ -240,7 +240,7 @@ fn go_fmt(v: &Value, s: bool, out: &mut String) {
     }
 }
 
-fn v(x: &Value) -> String {
+pub(crate) fn v(x: &Value) -> String {
     let mut s = String::new();
     go_fmt(x, false, &mut s);
     s
@@ -251,7 +251,7 @@ fn obj_v(m: &Obj) -> String {
 }
 
 /// `mergepatch.ErrBadArgType(expected, actual)`: a list expected, or a map.
-fn bad_arg(list: bool, actual: &Value) -> Error {
+pub(crate) fn bad_arg(list: bool, actual: &Value) -> Error {
     let want = if list {
         "[]interface {}"
     } else {
@@ -264,7 +264,7 @@ fn bad_arg(list: bool, actual: &Value) -> Error {
 }
 
 /// `mergepatch.ErrNoMergeKey(m, k)`.
-fn no_merge_key(m: &Obj, k: &str) -> Error {
+pub(crate) fn no_merge_key(m: &Obj, k: &str) -> Error {
     Error::Other(format!(
         "map: {} does not contain declared merge key: {k}",
         obj_v(m)

@@ -44,7 +44,7 @@
 //! The ported test vectors are data in `crates/core/testdata/strategicpatch/` (README there).
 
 use super::schema::At;
-use super::strategic;
+use super::strategic::{self, ty as tag, v as go_v};
 use serde_json::{Map, Value};
 
 /// Why a patch could not be made.
@@ -144,84 +144,21 @@ fn to_yaml(v: &Value) -> String {
 }
 
 // ---------------------------------------------------------------- Go's view of JSON values
-
-/// `reflect.TypeOf` of a value decoded by `k8s.io/apimachinery/pkg/util/json` (integers are
-/// `int64`, other numbers `float64`).
-fn tag(v: &Value) -> u8 {
-    match v {
-        Value::Null => 0,
-        Value::Bool(_) => 1,
-        Value::Number(n) if n.is_i64() => 2,
-        Value::Number(_) => 3,
-        Value::String(_) => 4,
-        Value::Array(_) => 5,
-        Value::Object(_) => 6,
-    }
-}
-
-/// `reflect.Kind.String()` of a value, for Go's `ErrBadArgType` message.
-fn go_kind(v: &Value) -> &'static str {
-    [
-        "invalid", "bool", "int64", "float64", "string", "slice", "map",
-    ][tag(v) as usize]
-}
+// (`%v` as `go_v`, the dynamic type as `tag` and two error texts: the apply's, `strategic`)
 
 /// Go's `==` on two `interface{}` scalars (maps and slices are not comparable in Go: false).
 fn go_eq(a: &Value, b: &Value) -> bool {
     tag(a) == tag(b) && tag(a) < 5 && a == b
 }
 
-/// Go's `fmt.Sprintf("%v", v)`.
-fn go_v(v: &Value) -> String {
-    match v {
-        Value::Null => "<nil>".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) if n.is_i64() => n.to_string(),
-        Value::Number(n) => go_float(n.as_f64().unwrap_or(0.0)),
-        Value::String(s) => s.clone(),
-        Value::Array(a) => format!("[{}]", a.iter().map(go_v).collect::<Vec<_>>().join(" ")),
-        Value::Object(m) => {
-            let mut e: Vec<_> = m.iter().map(|(k, v)| format!("{k}:{}", go_v(v))).collect();
-            crate::sort::sort(&mut e);
-            format!("map[{}]", e.join(" "))
-        }
-    }
-}
-
-/// `%v` of a float64: `%g` with the shortest digits, which `fmt` writes in `%e` form when the
-/// exponent is < -4 or >= 6 (`1e+06`, `123456`, `1.5e-05`).
-fn go_float(f: f64) -> String {
-    if !f.is_finite() {
-        return if f.is_nan() {
-            "NaN".into()
-        } else if f > 0.0 {
-            "+Inf".into()
-        } else {
-            "-Inf".into()
-        };
-    }
-    let e = format!("{f:e}");
-    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    if (-4..6).contains(&exp) {
-        format!("{f}")
-    } else {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{mant}e{sign}{:02}", exp.abs())
-    }
-}
-
 /// `mergepatch.ErrNoMergeKey`.
 fn no_merge_key(m: &Map<String, Value>, key: &str) -> String {
-    format!(
-        "map: {} does not contain declared merge key: {key}",
-        go_v(&Value::Object(m.clone()))
-    )
+    strategic::no_merge_key(m, key).message()
 }
 
-/// `mergepatch.ErrBadArgType(expected, actual)`.
-fn bad_arg(expected: &str, actual: &Value) -> String {
-    format!("expected a {expected}, but received a {}", go_kind(actual))
+/// `mergepatch.ErrBadArgType(map[string]interface{}(nil), actual)`.
+fn bad_arg(actual: &Value) -> String {
+    strategic::bad_arg(false, actual).message()
 }
 
 /// `sort.Sort` with `Less(i, j) = sort.StringsAreSorted([key(i), key(j)])`, i.e. `<=`: for up
@@ -510,8 +447,8 @@ fn merge_key_value_equal(left: &Value, right: &Value, key: &str) -> R<bool> {
     if key.is_empty() {
         return Ok(go_eq(left, right));
     }
-    let l = left.as_object().ok_or_else(|| bad_arg("map", left))?;
-    let r = right.as_object().ok_or_else(|| bad_arg("map", right))?;
+    let l = left.as_object().ok_or_else(|| bad_arg(left))?;
+    let r = right.as_object().ok_or_else(|| bad_arg(right))?;
     let lk = l.get(key).ok_or_else(|| no_merge_key(l, key))?;
     let rk = r.get(key).ok_or_else(|| no_merge_key(r, key))?;
     Ok(go_eq(lk, rk))
@@ -575,7 +512,7 @@ fn diff_lists_of_maps(
     let original = sort_by_merge_key(original, key);
     let modified = sort_by_merge_key(modified, key);
     let get = |v: &Value| -> R<(Map<String, Value>, Value)> {
-        let m = v.as_object().ok_or_else(|| bad_arg("map", v))?;
+        let m = v.as_object().ok_or_else(|| bad_arg(v))?;
         let kv = m.get(key).ok_or_else(|| no_merge_key(m, key))?;
         Ok((m.clone(), kv.clone()))
     };
@@ -642,7 +579,7 @@ fn normalize_slice_order(
     if maps {
         for l in [&keep[..], order] {
             for x in l {
-                let m = x.as_object().ok_or_else(|| bad_arg("map", x))?;
+                let m = x.as_object().ok_or_else(|| bad_arg(x))?;
                 if !m.contains_key(key) {
                     return Err(no_merge_key(m, key));
                 }
