@@ -1,7 +1,9 @@
 //! Strategic merge patch, applied as the apiserver applies it: a port of apimachinery's
 //! `StrategicMergeMapPatch` (k8s.io/apimachinery v0.32.5 `pkg/util/strategicpatch/patch.go`:
 //! `mergeMap` and what it calls, with `MergeParallelList` and `IgnoreUnmatchedNulls` on, as on
-//! the server) over the schema facts of [`super::schema`], its errors word for word
+//! the server; [`merge_map`] takes Go's [`MergeOptions`], both off being how
+//! `CreateThreeWayMergePatch` merges its two patches in `super::strategic_create`) over the
+//! schema facts of [`super::schema`], its errors word for word
 //! (`strategicpatch` and `pkg/util/mergepatch/errors.go`) and the apiserver's Status for each
 //! (k8s.io/apiserver v0.32.5 `pkg/endpoints/handlers/patch.go`,
 //! `interpretStrategicMergePatchError`): [`Error::response`].
@@ -95,8 +97,26 @@ pub(crate) fn apply(original: &Value, patch: &Obj, at: At) -> R<Value> {
 /// prints in a strict decoding error.
 pub(crate) fn apply_mut(original: &Value, patch: &mut Obj, at: At) -> R<Value> {
     let o = original.as_object().cloned().unwrap_or_default();
-    merge_map(o, patch, at).map(Value::Object)
+    merge_map(o, patch, at, SERVER).map(Value::Object)
 }
+
+/// Go's `MergeOptions`: both on for the server's apply ([`SERVER`]), both off where
+/// `CreateThreeWayMergePatch` merges its two patches (`super::strategic_create`).
+#[derive(Clone, Copy)]
+pub(crate) struct MergeOptions {
+    /// `MergeParallelList`: `$deleteFromPrimitiveList`, `$setElementOrder` and `$retainKeys`
+    /// are applied (off: carried into the result, the last two checked equal to what it has).
+    pub merge_parallel_list: bool,
+    /// `IgnoreUnmatchedNulls`: a `null` only deletes, and a new value's `null`s are dropped
+    /// (off: a `null` is also kept, as a value).
+    pub ignore_unmatched_nulls: bool,
+}
+
+/// `StrategicMergeMapPatch`'s options.
+const SERVER: MergeOptions = MergeOptions {
+    merge_parallel_list: true,
+    ignore_unmatched_nulls: true,
+};
 
 /// Drops the `$` keys of every object but the schema's maps: what the apiserver's decoding into
 /// the typed object does to directives `mergeMap` left in place (no Kubernetes field starts
@@ -120,7 +140,7 @@ pub(crate) fn drop_directive_keys(v: &mut Value, at: At) {
 
 /// The dynamic type (`int64` and `float64` differ, as `UnmarshalCaseSensitivePreserveInts`
 /// decodes them).
-fn ty(v: &Value) -> u8 {
+pub(crate) fn ty(v: &Value) -> u8 {
     match v {
         Value::Null => 0,
         Value::Bool(_) => 1,
@@ -220,7 +240,7 @@ fn go_fmt(v: &Value, s: bool, out: &mut String) {
     }
 }
 
-fn v(x: &Value) -> String {
+pub(crate) fn v(x: &Value) -> String {
     let mut s = String::new();
     go_fmt(x, false, &mut s);
     s
@@ -231,7 +251,7 @@ fn obj_v(m: &Obj) -> String {
 }
 
 /// `mergepatch.ErrBadArgType(expected, actual)`: a list expected, or a map.
-fn bad_arg(list: bool, actual: &Value) -> Error {
+pub(crate) fn bad_arg(list: bool, actual: &Value) -> Error {
     let want = if list {
         "[]interface {}"
     } else {
@@ -244,7 +264,7 @@ fn bad_arg(list: bool, actual: &Value) -> Error {
 }
 
 /// `mergepatch.ErrNoMergeKey(m, k)`.
-fn no_merge_key(m: &Obj, k: &str) -> Error {
+pub(crate) fn no_merge_key(m: &Obj, k: &str) -> Error {
     Error::Other(format!(
         "map: {} does not contain declared merge key: {k}",
         obj_v(m)
@@ -266,7 +286,8 @@ fn kind_name(item: &At) -> &'static str {
 
 // ---- mergeMap ----
 
-fn merge_map(mut original: Obj, patch: &mut Obj, at: At) -> R<Obj> {
+/// `mergeMap(original, patch, schema, opts)`.
+pub(crate) fn merge_map(mut original: Obj, patch: &mut Obj, at: At, opts: MergeOptions) -> R<Obj> {
     if let Some(d) = patch.get(MARKER) {
         // handleDirectiveInMergeMap
         return match d.as_str() {
@@ -285,8 +306,8 @@ fn merge_map(mut original: Obj, patch: &mut Obj, at: At) -> R<Obj> {
             }
         };
     }
-    retain_keys(&mut original, patch)?;
-    merge_order_lists(&mut original, patch, &at)?;
+    retain_keys(&mut original, patch, opts)?;
+    merge_order_lists(&mut original, patch, &at, opts)?;
     let keys: Vec<String> = patch.keys().cloned().collect();
     for k in keys {
         let Some(pv) = patch.get_mut(&k) else {
@@ -294,6 +315,10 @@ fn merge_map(mut original: Obj, patch: &mut Obj, at: At) -> R<Obj> {
         };
         // preprocessDeletionListForMerging
         let (k, delete_list) = if k.starts_with(DELETE_PREFIX) {
+            if !opts.merge_parallel_list {
+                original.insert(k, pv.clone());
+                continue;
+            }
             let key = extract_key(&k, DELETE_PREFIX, BAD_PRIMITIVE)?;
             (if key.is_empty() { k } else { key }, true)
         } else {
@@ -301,11 +326,13 @@ fn merge_map(mut original: Obj, patch: &mut Obj, at: At) -> R<Obj> {
         };
         if pv.is_null() {
             original.shift_remove(&k);
-            continue;
+            if opts.ignore_unmatched_nulls {
+                continue;
+            }
         }
         let Some(ov) = original.get_mut(&k).map(std::mem::take) else {
             if !delete_list {
-                discard_nulls(pv);
+                discard_nulls(pv, opts);
                 if let Some(x) = remove_directives(pv) {
                     original.insert(k, x);
                 }
@@ -318,16 +345,16 @@ fn merge_map(mut original: Obj, patch: &mut Obj, at: At) -> R<Obj> {
                 Some(Value::Object(if sub.patch_replace() {
                     p.clone()
                 } else {
-                    merge_map(o, p, sub)?
+                    merge_map(o, p, sub, opts)?
                 }))
             }
             (Value::Array(o), Value::Array(p)) => Some(Value::Array(
-                slice_handler(o, p, &at.field(&k), delete_list)?.0,
+                slice_handler(o, p, &at.field(&k), delete_list, opts)?.0,
             )),
             (o, p) if ty(&o) == ty(p) => remove_directives(p),
             (o, _) if delete_list => Some(o),
             (_, p) => {
-                discard_nulls(p);
+                discard_nulls(p, opts);
                 remove_directives(p)
             }
         };
@@ -351,13 +378,17 @@ fn extract_key(s: &str, prefix: &str, err: &'static str) -> R<String> {
     }
 }
 
-fn discard_nulls(v: &mut Value) {
+/// `discardNullValuesFromPatch` (with `IgnoreUnmatchedNulls` only).
+fn discard_nulls(v: &mut Value, opts: MergeOptions) {
+    if !opts.ignore_unmatched_nulls {
+        return;
+    }
     match v {
         Value::Object(m) => {
             m.retain(|_, x| !x.is_null());
-            m.values_mut().for_each(discard_nulls);
+            m.values_mut().for_each(|x| discard_nulls(x, opts));
         }
-        Value::Array(a) => a.iter_mut().for_each(discard_nulls),
+        Value::Array(a) => a.iter_mut().for_each(|x| discard_nulls(x, opts)),
         _ => {}
     }
 }
@@ -392,10 +423,24 @@ fn clean(v: &mut Value) -> bool {
 }
 
 /// `applyRetainKeysDirective`.
-fn retain_keys(original: &mut Obj, patch: &mut Obj) -> R<()> {
+fn retain_keys(original: &mut Obj, patch: &mut Obj, opts: MergeOptions) -> R<()> {
     let Some(list) = patch.shift_remove(RETAIN) else {
         return Ok(());
     };
+    if !opts.merge_parallel_list {
+        return match original.get(RETAIN) {
+            Some(x) if *x != list => Err(Error::Other(format!(
+                "{} and {} are not deep equal: this may happen when calculating the 3-way diff patch",
+                v(x),
+                v(&list)
+            ))),
+            Some(_) => Ok(()),
+            None => {
+                original.insert(RETAIN.into(), list);
+                Ok(())
+            }
+        };
+    }
     let Value::Array(list) = list else {
         return Err(Error::BadRequest(BAD_RETAIN));
     };
@@ -414,7 +459,7 @@ fn retain_keys(original: &mut Obj, patch: &mut Obj) -> R<()> {
 }
 
 /// `mergePatchIntoOriginal`: each `$setElementOrder/F` with its list `F`.
-fn merge_order_lists(original: &mut Obj, patch: &mut Obj, at: &At) -> R<()> {
+fn merge_order_lists(original: &mut Obj, patch: &mut Obj, at: &At, opts: MergeOptions) -> R<()> {
     let keys: Vec<String> = patch
         .keys()
         .filter(|k| k.starts_with(ORDER_PREFIX))
@@ -424,6 +469,15 @@ fn merge_order_lists(original: &mut Obj, patch: &mut Obj, at: &At) -> R<()> {
         let Some(order) = patch.shift_remove(&key) else {
             continue;
         };
+        if !opts.merge_parallel_list {
+            match original.get(&key) {
+                Some(x) if *x != order => return Err(Error::BadRequest(BAD_ORDER)),
+                Some(_) => {}
+                None => {
+                    original.insert(key.clone(), order.clone());
+                }
+            }
+        }
         let Value::Array(order) = order else {
             return Err(bad_arg(true, &order));
         };
@@ -444,7 +498,7 @@ fn merge_order_lists(original: &mut Obj, patch: &mut Obj, at: &At) -> R<()> {
                 Some(Value::Array(a)) => (a, Vec::new()),
                 _ => continue,
             },
-            (Some(o), Some(p)) => slice_handler(o.clone(), &mut p.clone(), &sub, false)?,
+            (Some(o), Some(p)) => slice_handler(o.clone(), &mut p.clone(), &sub, false, opts)?,
             (None, None) => continue,
         };
         let (items, server) = partition(merged, &order, mkey)?;
@@ -524,9 +578,11 @@ fn slice_handler(
     p: &mut [Value],
     at: &At,
     delete_list: bool,
+    opts: MergeOptions,
 ) -> R<(Vec<Value>, Vec<Value>)> {
     if at.patch_merge() || delete_list {
-        merge_slice(o, p, &at.item(), at.merge_key().unwrap_or(""), delete_list)
+        let key = at.merge_key().unwrap_or("");
+        merge_slice(o, p, &at.item(), key, delete_list, opts)
     } else {
         Ok((p.to_vec(), o))
     }
@@ -585,12 +641,14 @@ fn merge_slice(
     item: &At,
     key: &str,
     delete_list: bool,
+    opts: MergeOptions,
 ) -> R<(Vec<Value>, Vec<Value>)> {
     if original.is_empty() && patch.is_empty() {
         return Ok((original, Vec::new()));
     }
     let kind = elem_type(&[&original, patch])?;
     if kind != 6 {
+        // (A delete list only exists with `MergeParallelList`.)
         if delete_list {
             // deleteFromSlice
             let kept = original
@@ -673,7 +731,7 @@ fn merge_slice(
                 let Value::Object(o) = std::mem::take(&mut s.cur[i]) else {
                     return Err(Error::Panic);
                 };
-                s.cur[i] = Value::Object(merge_map(o, m, *item)?);
+                s.cur[i] = Value::Object(merge_map(o, m, *item, opts)?);
             }
             None => s.push(Value::Object(m.clone())),
         }

@@ -44,6 +44,7 @@
 //! The ported test vectors are data in `crates/core/testdata/strategicpatch/` (README there).
 
 use super::schema::At;
+use super::strategic::{self, ty as tag, v as go_v};
 use serde_json::{Map, Value};
 
 /// Why a patch could not be made.
@@ -103,7 +104,7 @@ pub(crate) fn three_way(
         ..Diff::default()
     };
     let deletions = diff_maps(&original, &modified, at, deletions).map_err(inv)?;
-    let patch = merge_map(deletions, delta, at).map_err(inv)?;
+    let patch = merge(deletions, delta, at).map_err(inv)?;
     if !overwrite {
         let changed = diff_maps(&original, &current, at, Diff::default()).map_err(inv)?;
         let (p, c) = (Value::Object(patch.clone()), Value::Object(changed));
@@ -143,84 +144,21 @@ fn to_yaml(v: &Value) -> String {
 }
 
 // ---------------------------------------------------------------- Go's view of JSON values
-
-/// `reflect.TypeOf` of a value decoded by `k8s.io/apimachinery/pkg/util/json` (integers are
-/// `int64`, other numbers `float64`).
-fn tag(v: &Value) -> u8 {
-    match v {
-        Value::Null => 0,
-        Value::Bool(_) => 1,
-        Value::Number(n) if n.is_i64() => 2,
-        Value::Number(_) => 3,
-        Value::String(_) => 4,
-        Value::Array(_) => 5,
-        Value::Object(_) => 6,
-    }
-}
-
-/// `reflect.Kind.String()` of a value, for Go's `ErrBadArgType` message.
-fn go_kind(v: &Value) -> &'static str {
-    [
-        "invalid", "bool", "int64", "float64", "string", "slice", "map",
-    ][tag(v) as usize]
-}
+// (`%v` as `go_v`, the dynamic type as `tag` and two error texts: the apply's, `strategic`)
 
 /// Go's `==` on two `interface{}` scalars (maps and slices are not comparable in Go: false).
 fn go_eq(a: &Value, b: &Value) -> bool {
     tag(a) == tag(b) && tag(a) < 5 && a == b
 }
 
-/// Go's `fmt.Sprintf("%v", v)`.
-fn go_v(v: &Value) -> String {
-    match v {
-        Value::Null => "<nil>".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) if n.is_i64() => n.to_string(),
-        Value::Number(n) => go_float(n.as_f64().unwrap_or(0.0)),
-        Value::String(s) => s.clone(),
-        Value::Array(a) => format!("[{}]", a.iter().map(go_v).collect::<Vec<_>>().join(" ")),
-        Value::Object(m) => {
-            let mut e: Vec<_> = m.iter().map(|(k, v)| format!("{k}:{}", go_v(v))).collect();
-            crate::sort::sort(&mut e);
-            format!("map[{}]", e.join(" "))
-        }
-    }
-}
-
-/// `%v` of a float64: `%g` with the shortest digits, which `fmt` writes in `%e` form when the
-/// exponent is < -4 or >= 6 (`1e+06`, `123456`, `1.5e-05`).
-fn go_float(f: f64) -> String {
-    if !f.is_finite() {
-        return if f.is_nan() {
-            "NaN".into()
-        } else if f > 0.0 {
-            "+Inf".into()
-        } else {
-            "-Inf".into()
-        };
-    }
-    let e = format!("{f:e}");
-    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    if (-4..6).contains(&exp) {
-        format!("{f}")
-    } else {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{mant}e{sign}{:02}", exp.abs())
-    }
-}
-
 /// `mergepatch.ErrNoMergeKey`.
 fn no_merge_key(m: &Map<String, Value>, key: &str) -> String {
-    format!(
-        "map: {} does not contain declared merge key: {key}",
-        go_v(&Value::Object(m.clone()))
-    )
+    strategic::no_merge_key(m, key).message()
 }
 
-/// `mergepatch.ErrBadArgType(expected, actual)`.
-fn bad_arg(expected: &str, actual: &Value) -> String {
-    format!("expected a {expected}, but received a {}", go_kind(actual))
+/// `mergepatch.ErrBadArgType(map[string]interface{}(nil), actual)`.
+fn bad_arg(actual: &Value) -> String {
+    strategic::bad_arg(false, actual).message()
 }
 
 /// `sort.Sort` with `Less(i, j) = sort.StringsAreSorted([key(i), key(j)])`, i.e. `<=`: for up
@@ -509,8 +447,8 @@ fn merge_key_value_equal(left: &Value, right: &Value, key: &str) -> R<bool> {
     if key.is_empty() {
         return Ok(go_eq(left, right));
     }
-    let l = left.as_object().ok_or_else(|| bad_arg("map", left))?;
-    let r = right.as_object().ok_or_else(|| bad_arg("map", right))?;
+    let l = left.as_object().ok_or_else(|| bad_arg(left))?;
+    let r = right.as_object().ok_or_else(|| bad_arg(right))?;
     let lk = l.get(key).ok_or_else(|| no_merge_key(l, key))?;
     let rk = r.get(key).ok_or_else(|| no_merge_key(r, key))?;
     Ok(go_eq(lk, rk))
@@ -574,7 +512,7 @@ fn diff_lists_of_maps(
     let original = sort_by_merge_key(original, key);
     let modified = sort_by_merge_key(modified, key);
     let get = |v: &Value| -> R<(Map<String, Value>, Value)> {
-        let m = v.as_object().ok_or_else(|| bad_arg("map", v))?;
+        let m = v.as_object().ok_or_else(|| bad_arg(v))?;
         let kv = m.get(key).ok_or_else(|| no_merge_key(m, key))?;
         Ok((m.clone(), kv.clone()))
     };
@@ -641,7 +579,7 @@ fn normalize_slice_order(
     if maps {
         for l in [&keep[..], order] {
             for x in l {
-                let m = x.as_object().ok_or_else(|| bad_arg("map", x))?;
+                let m = x.as_object().ok_or_else(|| bad_arg(x))?;
                 if !m.contains_key(key) {
                     return Err(no_merge_key(m, key));
                 }
@@ -662,428 +600,25 @@ fn normalize_slice_order(
 
 // ---------------------------------------------------------------- merge (patch.go mergeMap …)
 
-fn directive_error(d: &Value, patch: &Map<String, Value>) -> String {
-    format!(
-        "unknown patch type: {} in map: {}",
-        go_v(d),
-        go_v(&Value::Object(patch.clone()))
-    )
-}
-
-/// `mergeMap` with `MergeOptions{}` (both off), as `CreateThreeWayMergePatch` merges the
-/// deletions with the delta: parallel lists (`$deleteFromPrimitiveList`, `$setElementOrder`,
-/// `$retainKeys`) are carried into the result, not applied, and `null`s are kept. (The
-/// server's merge, both options on, is `super::strategic`.)
-fn merge_map(
-    mut original: Map<String, Value>,
-    mut patch: Map<String, Value>,
+/// `mergeMap(deletionsMap, deltaMap, schema, MergeOptions{})`: the server's port
+/// ([`strategic::merge_map`]) with both options off, so the parallel lists
+/// (`$deleteFromPrimitiveList`, `$setElementOrder`, `$retainKeys`) are carried into the result,
+/// not applied, and `null`s are kept.
+fn merge(
+    deletions: Map<String, Value>,
+    mut delta: Map<String, Value>,
     at: At,
 ) -> R<Map<String, Value>> {
-    if let Some(d) = patch.get(DIRECTIVE) {
-        return match d.as_str() {
-            Some("replace") => {
-                patch.remove(DIRECTIVE);
-                Ok(patch)
-            }
-            Some("delete") => Ok(Map::new()),
-            _ => Err(directive_error(d, &patch)),
-        };
-    }
-    apply_retain_keys(&mut original, &mut patch)?;
-    merge_set_element_order(&mut original, &mut patch, at)?;
-    for (k, pv) in patch {
-        if k.starts_with(DELETE_PRIMITIVE) {
-            original.insert(k, pv);
-            continue;
-        }
-        if pv.is_null() {
-            original.remove(&k);
-        }
-        let Some(ov) = original.get(&k).filter(|ov| tag(ov) == tag(&pv)) else {
-            match remove_directives(pv) {
-                Some(v) => original.insert(k, v),
-                None => original.remove(&k),
-            };
-            continue;
-        };
-        let merged = match (ov.clone(), pv) {
-            (Value::Object(ov), Value::Object(pv)) => {
-                let (sub, meta) = lookup(at, &k)?;
-                if meta.replace {
-                    Value::Object(pv)
-                } else {
-                    Value::Object(merge_map(ov, pv, sub)?)
-                }
-            }
-            (Value::Array(ov), Value::Array(pv)) => {
-                let (item, meta) = lookup_list(at, &k)?;
-                Value::Array(merge_slice_handler(ov, pv, item, meta)?)
-            }
-            (_, pv) => match remove_directives(pv) {
-                Some(v) => v,
-                None => {
-                    original.remove(&k);
-                    continue;
-                }
-            },
-        };
-        original.insert(k, merged);
-    }
-    Ok(original)
-}
-
-/// `removeDirectives`: `None` when the value itself is a directive (not kept).
-fn remove_directives(v: Value) -> Option<Value> {
-    match v {
-        Value::Object(m) => {
-            if m.contains_key(DIRECTIVE) {
-                return None;
-            }
-            Some(Value::Object(
-                m.into_iter()
-                    .filter_map(|(k, v)| remove_directives(v).map(|v| (k, v)))
-                    .collect(),
-            ))
-        }
-        Value::Array(a) => Some(Value::Array(
-            a.into_iter().filter_map(remove_directives).collect(),
-        )),
-        v => Some(v),
-    }
-}
-
-/// `extractKey`.
-fn extract_key(s: &str, prefix: &str) -> R<String> {
-    match s.split_once('/') {
-        Some((p, rest)) if p == prefix => Ok(rest.to_string()),
-        _ if prefix == DELETE_PRIMITIVE => Err("invalid patch format of primitive list".into()),
-        _ => Err("invalid patch format of setElementOrder list".into()),
-    }
-}
-
-/// `applyRetainKeysDirective` without `MergeParallelList`: both patches' `$retainKeys` must
-/// agree; the result carries it.
-fn apply_retain_keys(original: &mut Map<String, Value>, patch: &mut Map<String, Value>) -> R<()> {
-    let Some(rk) = patch.remove(RETAIN_KEYS) else {
-        return Ok(());
+    let opts = strategic::MergeOptions {
+        merge_parallel_list: false,
+        ignore_unmatched_nulls: false,
     };
-    match original.get(RETAIN_KEYS) {
-        Some(orig) if orig != &rk => Err(format!(
-            "{} and {} are not deep equal: this may happen when calculating the 3-way diff patch",
-            go_v(orig),
-            go_v(&rk)
-        )),
-        Some(_) => Ok(()),
-        None => {
-            original.insert(RETAIN_KEYS.into(), rk);
-            Ok(())
-        }
-    }
-}
-
-/// `mergePatchIntoOriginal`: the lists a `$setElementOrder` names, merged and ordered (the
-/// directive itself, equal in both patches, carried into the result).
-fn merge_set_element_order(
-    original: &mut Map<String, Value>,
-    patch: &mut Map<String, Value>,
-    at: At,
-) -> R<()> {
-    let keys: Vec<String> = patch
-        .keys()
-        .filter(|k| k.starts_with(SET_ORDER))
-        .cloned()
-        .collect();
-    for key in keys {
-        let Some(order) = patch.remove(&key) else {
-            continue;
-        };
-        match original.get(&key) {
-            Some(x) if x != &order => {
-                return Err("invalid patch format of setElementOrder list".into())
-            }
-            Some(_) => {}
-            None => {
-                original.insert(key.clone(), order.clone());
-            }
-        }
-        let order = match order {
-            Value::Array(a) => a,
-            v => return Err(bad_arg("slice", &v)),
-        };
-        let field = extract_key(&key, SET_ORDER)?;
-        let as_list = |v: Option<&Value>| -> R<Option<Vec<Value>>> {
-            match v {
-                None => Ok(None),
-                Some(Value::Array(a)) => Ok(Some(a.clone())),
-                Some(v) => Err(bad_arg("slice", v)),
-            }
-        };
-        let orig_list = as_list(original.get(&field))?;
-        let patch_list = as_list(patch.get(&field))?;
-        let (item, meta) = lookup_list(at, &field)?;
-        validate_set_order(patch_list.as_deref().unwrap_or(&[]), &order, meta.key)?;
-        let merged = match (&orig_list, &patch_list) {
-            (Some(ol), None) => ol.clone(),
-            (None, Some(pl)) => match remove_directives(Value::Array(pl.clone())) {
-                Some(Value::Array(a)) => a,
-                _ => continue,
-            },
-            (Some(ol), Some(pl)) => merge_slice_handler(ol.clone(), pl.clone(), item, meta)?,
-            (None, None) => continue,
-        };
-        let (patch_items, server_only) = partition(merged, &order, meta.key)?;
-        let mut ol = orig_list.unwrap_or_default();
-        if let (Some(pl), true) = (&patch_list, meta.merge && !meta.key.is_empty()) {
-            ol = aliased(ol, pl, meta.key);
-        }
-        let kind = element_tag(&[&ol, patch_list.as_deref().unwrap_or(&[])])?;
-        let both =
-            normalize_element_order(patch_items, server_only, &order, &ol, meta.key, kind == 6)?;
-        original.insert(field.clone(), Value::Array(both));
-        patch.remove(&field);
-    }
-    Ok(())
-}
-
-/// The live list as Go's `mergePatchIntoOriginal` sees it after merging a list of maps into
-/// it: `mergeSlice` deletes (`append(l[:i], l[i+1:]...)`) and appends in the list's own
-/// backing array, and the same array, at its old length, is then the "server order". Deleted
-/// items shift the rest left and leave the last one twice; items appended while the list is
-/// shorter than before land in view. (Merged items keep their keys, so lookups by key are
-/// unaffected by in-place merges; once the list outgrows its capacity Go reallocates, but by
-/// then nothing more lands in view.) Not modelled: the same aliasing for scalar lists
-/// (`append` + `deduplicateScalars` in place), which depends on the decoder's capacities.
-fn aliased(live: Vec<Value>, patch: &[Value], key: &str) -> Vec<Value> {
-    let mut n = live.len();
-    let mut b = live;
-    let has = |x: &Value, kv: &Value| x.get(key).is_some_and(|y| go_eq(y, kv));
-    for v in patch {
-        if v.get(DIRECTIVE).and_then(Value::as_str) != Some("delete") {
-            continue;
-        }
-        let Some(kv) = v.get(key) else { continue };
-        while let Some(i) = b[..n].iter().position(|x| has(x, kv)) {
-            for j in i..n - 1 {
-                b[j] = b[j + 1].clone();
-            }
-            n -= 1;
-        }
-    }
-    if patch
-        .iter()
-        .any(|v| v.get(DIRECTIVE) == Some(&Value::from("replace")))
-    {
-        return b;
-    }
-    let mut logical = b[..n].to_vec();
-    for v in patch.iter().filter(|v| v.get(DIRECTIVE).is_none()) {
-        let Some(kv) = v.get(key) else { continue };
-        if !logical.iter().any(|x| has(x, kv)) {
-            if logical.len() < b.len() {
-                let i = logical.len();
-                b[i] = v.clone();
-            }
-            logical.push(v.clone());
-        }
-    }
-    b
-}
-
-/// `validatePatchWithSetOrderList`.
-fn validate_set_order(patch_list: &[Value], order: &[Value], key: &str) -> R<()> {
-    if order.is_empty() || patch_list.is_empty() {
-        return Ok(());
-    }
-    let mut non_delete = patch_list.to_vec();
-    if !key.is_empty() {
-        for x in &non_delete {
-            x.as_object().ok_or_else(|| bad_arg("map", x))?;
-        }
-        non_delete.retain(|x| x.get(DIRECTIVE) != Some(&Value::String("delete".into())));
-    }
-    let (mut pi, mut si) = (0, 0);
-    while pi < non_delete.len() && si < order.len() {
-        if non_delete[pi].get(DIRECTIVE).is_some() {
-            pi += 1;
-            continue;
-        }
-        if merge_key_value_equal(&non_delete[pi], &order[si], key)? {
-            pi += 1;
-        }
-        si += 1;
-    }
-    if pi < non_delete.len() && si >= order.len() {
-        return Err(format!(
-            "The order in patch list:\n{}\n doesn't match {SET_ORDER} list:\n{}\n",
-            go_v(&Value::Array(patch_list.to_vec())),
-            go_v(&Value::Array(order.to_vec()))
-        ));
-    }
-    Ok(())
-}
-
-/// `mergeSliceHandler`.
-fn merge_slice_handler(
-    original: Vec<Value>,
-    patch: Vec<Value>,
-    item: At,
-    meta: Meta,
-) -> R<Vec<Value>> {
-    if meta.merge {
-        merge_slice(original, patch, item, meta.key)
-    } else {
-        Ok(patch)
-    }
-}
-
-/// `mergeSlice`.
-fn merge_slice(original: Vec<Value>, patch: Vec<Value>, item: At, key: &str) -> R<Vec<Value>> {
-    if original.is_empty() && patch.is_empty() {
-        return Ok(original);
-    }
-    let maps = element_tag(&[&original, &patch])? == 6;
-    let (original, patch, merged) = if !maps {
-        let both = original.iter().chain(&patch).cloned().collect();
-        (original, patch, dedup_scalars(both))
-    } else {
-        if key.is_empty() {
-            // Go names the schema (`schema.Name()`: the struct's kind, or the OpenAPI type).
-            return Err("cannot merge lists without merge key for struct".into());
-        }
-        let (original, patch) = merge_special_elements(original, patch, key)?;
-        let merged = merge_without_special_elements(original.clone(), &patch, item, key)?;
-        (original, patch, merged)
-    };
-    let (patch_items, server_only) = partition(merged, &patch, key)?;
-    normalize_element_order(patch_items, server_only, &patch, &original, key, maps)
-}
-
-/// `partitionPrimitivesByPresentInList` / `partitionMapsByPresentInList`.
-fn partition(merged: Vec<Value>, by: &[Value], key: &str) -> R<(Vec<Value>, Vec<Value>)> {
-    let (mut p, mut s) = (vec![], vec![]);
-    for v in merged {
-        let found = if key.is_empty() {
-            by.iter().any(|b| go_eq(b, &v))
-        } else {
-            let m = v.as_object().ok_or_else(|| bad_arg("map", &v))?;
-            let kv = m.get(key).ok_or_else(|| no_merge_key(m, key))?;
-            find(by, key, kv)?.is_some()
-        };
-        if found {
-            p.push(v);
-        } else {
-            s.push(v);
-        }
-    }
-    Ok((p, s))
-}
-
-/// `findMapInSliceBasedOnKeyValue`: the index of the map whose `key` is `value`.
-fn find(list: &[Value], key: &str, value: &Value) -> R<Option<usize>> {
-    for (i, v) in list.iter().enumerate() {
-        let m = v
-            .as_object()
-            .ok_or_else(|| format!("value for key {i} is not a map"))?;
-        if m.get(key).is_some_and(|x| go_eq(x, value)) {
-            return Ok(Some(i));
-        }
-    }
-    Ok(None)
-}
-
-/// `mergeSliceWithSpecialElements`: `$patch` items applied; the rest of the patch.
-fn merge_special_elements(
-    mut original: Vec<Value>,
-    patch: Vec<Value>,
-    key: &str,
-) -> R<(Vec<Value>, Vec<Value>)> {
-    let mut rest = vec![];
-    let mut replace = false;
-    for v in patch {
-        let Some(d) = v.get(DIRECTIVE) else {
-            rest.push(v);
-            continue;
-        };
-        let m = v.as_object().cloned().unwrap_or_default();
-        match d.as_str() {
-            Some("delete") => {
-                let kv = m.get(key).ok_or_else(|| no_merge_key(&m, key))?;
-                while let Some(i) = find(&original, key, kv)? {
-                    original.remove(i);
-                }
-            }
-            Some("replace") => replace = true,
-            Some("merge") => {
-                return Err("merging lists cannot yet be specified in the patch".into())
-            }
-            _ => return Err(directive_error(d, &m)),
-        }
-    }
-    Ok(if replace {
-        (rest, vec![])
-    } else {
-        (original, rest)
+    strategic::merge_map(deletions, &mut delta, at, opts).map_err(|e| match e {
+        // Where Go panics (kubectl crashes: no error text to copy); `Error::Panic`'s own text
+        // is the apiserver's, so this one is ours.
+        strategic::Error::Panic => "mergeMap panics in Go on these patches".into(),
+        e => e.message(),
     })
-}
-
-/// `mergeSliceWithoutSpecialElements`.
-fn merge_without_special_elements(
-    mut original: Vec<Value>,
-    patch: &[Value],
-    item: At,
-    key: &str,
-) -> R<Vec<Value>> {
-    for v in patch {
-        let m = v.as_object().cloned().unwrap_or_default();
-        let kv = m.get(key).ok_or_else(|| no_merge_key(&m, key))?;
-        match find(&original, key, kv)? {
-            Some(i) => {
-                let om = original[i].as_object().cloned().unwrap_or_default();
-                original[i] = Value::Object(merge_map(om, m, item)?);
-            }
-            None => original.push(v.clone()),
-        }
-    }
-    Ok(original)
-}
-
-/// `normalizeElementOrder`: patch items in the patch's order, server-only items in the
-/// server's, then interleaved by the server's order (`mergeSortedSlice`).
-fn normalize_element_order(
-    patch: Vec<Value>,
-    server_only: Vec<Value>,
-    patch_order: &[Value],
-    server_order: &[Value],
-    key: &str,
-    maps: bool,
-) -> R<Vec<Value>> {
-    let right = normalize_slice_order(patch, patch_order, key, maps)?;
-    let left = normalize_slice_order(server_only, server_order, key, maps)?;
-    let (mut i, mut j) = (0, 0);
-    let mut out = Vec::with_capacity(left.len() + right.len());
-    while i < left.len() || j < right.len() {
-        let take_left = if i >= left.len() {
-            false
-        } else if j >= right.len() {
-            true
-        } else {
-            match (
-                index(server_order, &left[i], key, maps),
-                index(server_order, &right[j], key, maps),
-            ) {
-                (Some(l), Some(r)) => l < r,
-                _ => false,
-            }
-        };
-        if take_left {
-            out.push(left[i].clone());
-            i += 1;
-        } else {
-            out.push(right[j].clone());
-            j += 1;
-        }
-    }
-    Ok(out)
 }
 
 // ---------------------------------------------------------------- JSON merge patch
