@@ -27,7 +27,7 @@
 //! `metadata` system fields, `kind`, `apiVersion` and a Deployment's `status` are not tracked.
 //! An explicit `null` in an applied configuration is applied as structured-merge-diff does
 //! (`ruleKeepRHS`: the merged field is `null`, and owned); the store's canonical form then
-//! decides what a `null` becomes (`""` for a ConfigMap's data value, dropped from a
+//! decides what a `null` becomes (`""` for a ConfigMap's data value, dropped at the top of a
 //! Deployment's spec). Not modelled: the apiserver's decoding of `null` into a typed object
 //! for other fields (a `null` label value stays `null` here, `""` there).
 
