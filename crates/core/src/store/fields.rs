@@ -22,6 +22,13 @@
 //! - afterwards every set is cut to the fields the object still has, and empty managers vanish.
 //!
 //! An explicit `null` in an applied configuration is ignored (the field is left as it is).
+//!
+//! **Subresources.** A write to a Deployment's `status` subresource is managed by its own
+//! manager entry (`"subresource": "status"`; a manager is its name, operation, subresource and,
+//! for Update, apiVersion). The strategies' reset fields are the updater's `IgnoreFilter`: the
+//! main resource never owns `status`, the status subresource never owns `spec` or
+//! `metadata.labels` (kubernetes `pkg/registry/apps/deployment/strategy.go`,
+//! `resetFieldsByVersion`, `resetFieldsByVersionForStatus`).
 
 use super::status;
 use super::{Resource, Response};
@@ -66,12 +73,15 @@ pub(crate) struct Manager {
     pub api_version: String,
     pub time: String,
     pub set: FieldSet,
+    /// `""`, or `"status"` for a manager of the status subresource.
+    pub subresource: &'static str,
 }
 
 impl Manager {
-    fn is(&self, name: &str, op: Operation, api_version: &str) -> bool {
+    fn is(&self, name: &str, op: Operation, api_version: &str, sub: &str) -> bool {
         self.name == name
             && self.operation == op
+            && self.subresource == sub
             && (op == Operation::Apply || self.api_version == api_version)
     }
     /// The manager identifier as `BuildManagerIdentifier` encodes it (conflicts sort by it).
@@ -82,15 +92,21 @@ impl Manager {
         if self.operation == Operation::Update {
             m.insert("apiVersion".into(), self.api_version.clone().into());
         }
+        if !self.subresource.is_empty() {
+            m.insert("subresource".into(), self.subresource.into());
+        }
         Value::Object(m).to_string()
     }
-    /// `printManager`: `"name"`, plus ` using v1` for an Update manager.
+    /// `printManager`: `"name"`, ` with subresource "status"` for a subresource's manager,
+    /// plus ` using v1` for an Update manager.
     fn printed(&self) -> String {
+        let mut s = status::quote(&self.name);
+        if !self.subresource.is_empty() {
+            s = format!("{s} with subresource {}", status::quote(self.subresource));
+        }
         match self.operation {
-            Operation::Apply => status::quote(&self.name),
-            Operation::Update => {
-                format!("{} using {}", status::quote(&self.name), self.api_version)
-            }
+            Operation::Apply => s,
+            Operation::Update => format!("{s} using {}", self.api_version),
         }
     }
 }
@@ -262,9 +278,13 @@ fn leaf(v: &Value, path: &FieldPath, out: &mut Vec<(FieldPath, Node)>) {
     ));
 }
 
-/// Every tracked node of an object (system metadata, `kind`, `apiVersion` and a Deployment's
-/// `status` are not tracked).
+/// Every tracked node of an object (system metadata, `kind` and `apiVersion` are not tracked).
 fn nodes(res: &Resource, obj: &Value) -> Nodes {
+    nodes_but(res, obj, |_| false)
+}
+
+/// [`nodes`] without those `skip` says.
+fn nodes_but(res: &Resource, obj: &Value, skip: impl Fn(&[PathElement]) -> bool) -> Nodes {
     let mut out = Vec::new();
     let Some(o) = obj.as_object() else {
         return Nodes::new();
@@ -272,7 +292,6 @@ fn nodes(res: &Resource, obj: &Value) -> Nodes {
     for (k, v) in o {
         match k.as_str() {
             "kind" | "apiVersion" => {}
-            "status" if *res == Resource::Deployment => {}
             "metadata" => {
                 if let Some(m) = v.as_object() {
                     for (mk, mv) in m {
@@ -295,6 +314,7 @@ fn nodes(res: &Resource, obj: &Value) -> Nodes {
             }
         }
     }
+    out.retain(|(p, _)| !skip(p));
     // A path met twice (list items with the same key): the later node wins, as in a map.
     Nodes::from_vec(out)
 }
@@ -302,12 +322,31 @@ fn nodes(res: &Resource, obj: &Value) -> Nodes {
 /// Nodes by path.
 type Nodes = VecMap<FieldPath, Node>;
 
+/// The strategy's reset fields for a write to `sub` (`""`: the main resource), which no
+/// manager of that write owns: a Deployment's `status` on the main resource, its `spec` and
+/// `metadata.labels` on the status subresource.
+fn ignored(res: &Resource, sub: &str, path: &[PathElement]) -> bool {
+    let field =
+        |i: usize, name: &str| matches!(path.get(i), Some(PathElement::Field(f)) if f == name);
+    *res == Resource::Deployment
+        && if sub == "status" {
+            field(0, "spec") || (field(0, "metadata") && field(1, "labels"))
+        } else {
+            field(0, "status")
+        }
+}
+
+/// The nodes of an object a write to `sub` can own.
+fn owned_nodes(res: &Resource, sub: &str, obj: &Value) -> Nodes {
+    nodes_but(res, obj, |p| ignored(res, sub, p))
+}
+
 /// The field set an applied configuration owns.
-pub(crate) fn apply_set(res: &Resource, cfg: &Value) -> FieldSet {
+pub(crate) fn apply_set(res: &Resource, sub: &str, cfg: &Value) -> FieldSet {
     // Inserted one by one: `collect` into a set would link a second copy of the standard
     // sort (docs/size.md); the keys come in order anyway.
     let mut set = FieldSet::new();
-    for (p, n) in nodes(res, cfg) {
+    for (p, n) in owned_nodes(res, sub, cfg) {
         if n.apply_member {
             set.insert(p);
         }
@@ -315,10 +354,11 @@ pub(crate) fn apply_set(res: &Resource, cfg: &Value) -> FieldSet {
     set
 }
 
-/// `(added ∪ modified, removed)` between two versions of an object.
-fn compare(res: &Resource, old: Option<&Value>, new: &Value) -> (FieldSet, FieldSet) {
-    let on = old.map(|o| nodes(res, o)).unwrap_or_default();
-    let nn = nodes(res, new);
+/// `(added ∪ modified, removed)` between two versions of an object, without the fields a
+/// write to `sub` cannot own.
+fn compare(res: &Resource, sub: &str, old: Option<&Value>, new: &Value) -> (FieldSet, FieldSet) {
+    let on = old.map(|o| owned_nodes(res, sub, o)).unwrap_or_default();
+    let nn = owned_nodes(res, sub, new);
     let mut changed = FieldSet::new();
     let mut removed = FieldSet::new();
     for (p, n) in nn.iter() {
@@ -328,6 +368,13 @@ fn compare(res: &Resource, old: Option<&Value>, new: &Value) -> (FieldSet, Field
                     changed.insert(p.clone());
                 }
             }
+            // An empty object that gains members (or loses them all) is not itself changed:
+            // structured-merge-diff compares an empty map as a leaf only when both sides are
+            // empty (`typed/compare.go`, `emptyPromoteToLeaf`), so a Deployment's `status: {}`
+            // filled in by a status write is not `.status` itself.
+            Some(o)
+                if empty_object(&o.value) != empty_object(&n.value)
+                    && o.value.is_some() != n.value.is_some() => {}
             Some(o) => {
                 if (n.value.is_some() || o.value.is_some()) && n.value != o.value {
                     changed.insert(p.clone());
@@ -343,6 +390,10 @@ fn compare(res: &Resource, old: Option<&Value>, new: &Value) -> (FieldSet, Field
     (changed, removed)
 }
 
+fn empty_object(v: &Option<Value>) -> bool {
+    matches!(v, Some(Value::Object(m)) if m.is_empty())
+}
+
 fn finish(res: &Resource, obj: &Value, mut managers: Vec<Manager>) -> Vec<Manager> {
     let present = nodes(res, obj);
     for m in &mut managers {
@@ -352,9 +403,11 @@ fn finish(res: &Resource, obj: &Value, mut managers: Vec<Manager>) -> Vec<Manage
     managers
 }
 
-/// Ownership after a non-apply write by `name` (operation Update).
+/// Ownership after a non-apply write by `name` (operation Update) to `sub` (`""`: the main
+/// resource, `"status"`).
 pub(crate) fn after_update(
     res: &Resource,
+    sub: &'static str,
     managers: &[Manager],
     old: Option<&Value>,
     new: &Value,
@@ -362,14 +415,17 @@ pub(crate) fn after_update(
     now: &str,
 ) -> Vec<Manager> {
     let api = res.api_version();
-    let (changed, removed) = compare(res, old, new);
+    let (changed, removed) = compare(res, sub, old, new);
     let mut out: Vec<Manager> = managers.to_vec();
     for m in &mut out {
-        if !m.is(name, Operation::Update, &api) {
+        if !m.is(name, Operation::Update, &api, sub) {
             m.set.retain(|p| !changed.contains(p));
         }
     }
-    let idx = match out.iter().position(|m| m.is(name, Operation::Update, &api)) {
+    let idx = match out
+        .iter()
+        .position(|m| m.is(name, Operation::Update, &api, sub))
+    {
         Some(i) => i,
         None => {
             out.push(Manager {
@@ -378,6 +434,7 @@ pub(crate) fn after_update(
                 api_version: api.clone(),
                 time: now.into(),
                 set: FieldSet::new(),
+                subresource: sub,
             });
             out.len() - 1
         }
@@ -519,9 +576,11 @@ pub(crate) struct Applied {
     pub managers: Vec<Manager>,
 }
 
-/// Server-side apply of `cfg` by `name` onto `live` (without managedFields).
+/// Server-side apply of `cfg` by `name` onto `live` (without managedFields), to `sub`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn apply(
     res: &Resource,
+    sub: &'static str,
     live: &Value,
     managers: &[Manager],
     cfg: &Value,
@@ -530,9 +589,9 @@ pub(crate) fn apply(
     now: &str,
 ) -> Result<Applied, Response> {
     let api = res.api_version();
-    let new_set = apply_set(res, cfg);
+    let new_set = apply_set(res, sub, cfg);
     let mut merged = merge(res, live, cfg);
-    let is_me = |m: &Manager| m.is(name, Operation::Apply, &api);
+    let is_me = |m: &Manager| m.is(name, Operation::Apply, &api, sub);
     let old_set: FieldSet = managers
         .iter()
         .find(|m| is_me(m))
@@ -550,7 +609,7 @@ pub(crate) fn apply(
             remove_path(&mut merged, p);
         }
     }
-    let (changed, _removed) = compare(res, Some(live), &merged);
+    let (changed, _removed) = compare(res, sub, Some(live), &merged);
     let mut conflicts: Vec<(String, String, String)> = Vec::new(); // (identifier, printed, path)
     for m in managers.iter().filter(|m| !is_me(m)) {
         for p in m.set.intersection(&changed) {
@@ -577,6 +636,7 @@ pub(crate) fn apply(
             api_version: api,
             time: now.into(),
             set: new_set,
+            subresource: sub,
         }),
     }
     let managers = finish(res, &merged, out);
@@ -599,7 +659,8 @@ pub(crate) fn created_by_apply(
         operation: Operation::Apply,
         api_version: res.api_version(),
         time: now.into(),
-        set: apply_set(res, cfg),
+        set: apply_set(res, "", cfg),
+        subresource: "",
     };
     finish(res, obj, vec![m])
 }
@@ -671,16 +732,24 @@ pub(crate) fn fields_v1(set: &FieldSet) -> Value {
 }
 
 /// `metadata.managedFields`, sorted as the field manager sorts it (operation, time, manager,
-/// apiVersion).
+/// apiVersion, subresource).
 pub(crate) fn render(managers: &[Manager]) -> Value {
     let mut ms: Vec<&Manager> = managers.iter().collect();
     crate::sort::sort_by(&mut ms, |a, b| {
-        (a.operation.as_str(), &a.time, &a.name, &a.api_version).cmp(&(
-            b.operation.as_str(),
-            &b.time,
-            &b.name,
-            &b.api_version,
-        ))
+        (
+            a.operation.as_str(),
+            &a.time,
+            &a.name,
+            &a.api_version,
+            a.subresource,
+        )
+            .cmp(&(
+                b.operation.as_str(),
+                &b.time,
+                &b.name,
+                &b.api_version,
+                b.subresource,
+            ))
     });
     Value::Array(
         ms.into_iter()
@@ -692,6 +761,9 @@ pub(crate) fn render(managers: &[Manager]) -> Value {
                 e.insert("time".into(), m.time.clone().into());
                 e.insert("fieldsType".into(), "FieldsV1".into());
                 e.insert("fieldsV1".into(), fields_v1(&m.set));
+                if !m.subresource.is_empty() {
+                    e.insert("subresource".into(), m.subresource.into());
+                }
                 Value::Object(e)
             })
             .collect(),
@@ -706,6 +778,7 @@ pub(crate) fn same_ignoring_time(a: &[Manager], b: &[Manager]) -> bool {
                 n.name == m.name
                     && n.operation == m.operation
                     && n.api_version == m.api_version
+                    && n.subresource == m.subresource
                     && n.set == m.set
             })
         })
@@ -745,6 +818,7 @@ mod tests {
     fn update_on_create_marks_maps_and_items_with_dot() {
         let ms = after_update(
             &Resource::Deployment,
+            "",
             &[],
             None,
             &deploy(),
@@ -756,13 +830,13 @@ mod tests {
             r#"{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{"f:replicas":{},"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"app\"}":{".":{},"f:image":{},"f:name":{}}}}}}}"#
         );
         let cm = json!({"data": {"key": "v"}});
-        let ms = after_update(&Resource::ConfigMap, &[], None, &cm, "m", "t");
+        let ms = after_update(&Resource::ConfigMap, "", &[], None, &cm, "m", "t");
         assert_eq!(
             fields_v1(&ms[0].set).to_string(),
             r#"{"f:data":{".":{},"f:key":{}}}"#
         );
         assert_eq!(
-            fields_v1(&apply_set(&Resource::ConfigMap, &cm)).to_string(),
+            fields_v1(&apply_set(&Resource::ConfigMap, "", &cm)).to_string(),
             r#"{"f:data":{"f:key":{}}}"#
         );
     }
