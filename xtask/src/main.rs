@@ -7,6 +7,7 @@
 //! - `bench`:   the page's download size (and, from the browser bench, load and step timings);
 //! - `determinism`: the native vs wasm32 comparison on its own (also part of `test`);
 //! - `guards`:  the size rules clippy cannot name, in the page's sources (also part of `test`);
+//! - `schema`:  Kubernetes' schema facts from its Go types into `crates/core/src/store/schema.txt`;
 //! - `size`:    `dist/` against the budget and the committed baseline (also part of `test`);
 //! - `short-names DIR`: short wasm import/export names in a release build (Trunk.toml's hook);
 //! - `hash-assets DIR`: content-hashed names and integrity, the hook's last step.
@@ -20,6 +21,7 @@ mod bench;
 mod guards;
 mod install;
 mod names;
+mod schema;
 mod size;
 mod util;
 
@@ -46,6 +48,12 @@ commands:
   determinism  compare the core's determinism report natively and in wasm32 (Node)
   guards       the page's size rules clippy cannot name (float formatting and parsing, a
                second sort), in crates/core/src and crates/web/src
+  schema [--check | --full] [--api DIR] [--apimachinery DIR] [--tag TAG]
+               Kubernetes' schema facts (patch strategies and merge keys, list, map and
+               struct types) from k8s.io/api and k8s.io/apimachinery's Go types at TAG
+               (default v0.32.5; DIRs: git directories, default the /work/.mirror copies)
+               into crates/core/src/store/schema.txt; --check compares instead of writing,
+               --full prints every reachable field (nothing cut) instead
   size         dist/'s download (gzip) against the 300 kB budget and xtask/size-baseline.txt
   hash-assets DIR
                content-hashed names and sha384 integrity for DIR's release build (the
@@ -106,6 +114,7 @@ fn real_main() -> Result<()> {
             determinism()
         }
         "guards" => guards::guards(),
+        "schema" => schema::schema(&args[1..]),
         "size" => size::size(),
         "hash-assets" => match args.get(1) {
             Some(dir) => assets::hash_assets_command(std::path::Path::new(dir)),

@@ -386,7 +386,7 @@ impl Store {
             return Err(status::already_exists(res, &name));
         }
         let mut obj = meta::canonicalize(res, &obj);
-        let managers = fields::after_update(res, "", &[], None, &obj, &ctx.manager, &ctx.now);
+        let managers = fields::after_update(res, &[], None, &obj, &ctx.manager, &ctx.now);
         if API && *res == Resource::Namespace {
             namespace::prepare_for_create(&mut obj);
         }
@@ -537,7 +537,7 @@ impl Store {
             }
             Some(entry) => {
                 let live = without_managed_fields(&entry.object);
-                let applied = fields::apply(
+                let applied = fields::apply_to(
                     res,
                     ctx.sub,
                     &live,
@@ -626,7 +626,7 @@ impl Store {
             set_meta(&mut obj, "generation", generation);
         }
         let managers = match own {
-            Ownership::Update => fields::after_update(
+            Ownership::Update => fields::after_update_to(
                 &res,
                 ctx.sub,
                 &entry.managers,

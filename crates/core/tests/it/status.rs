@@ -123,8 +123,9 @@ fn put_to_status_writes_status_and_what_the_status_strategy_lets_through() {
         &json!({"manager": "ctrl", "operation": "Update", "apiVersion": "apps/v1",
             "time": "2026-01-01T00:00:00Z", "fieldsType": "FieldsV1",
             "fieldsV1": {"f:metadata": {"f:annotations": {"f:note": {}},
-                "f:finalizers": {}},
-                "f:status": {"f:conditions": {}, "f:replicas": {}}},
+                "f:finalizers": {".": {}, "v:\"example.com/f\"": {}}},
+                "f:status": {"f:conditions": {".": {}, "k:{\"type\":\"Available\"}":
+                    {".": {}, "f:status": {}, "f:type": {}}}, "f:replicas": {}}},
             "subresource": "status"})
     );
     // kubectl-create keeps spec and labels; the annotation ctrl changed is ctrl's now (an
