@@ -43,6 +43,7 @@ use super::{
     provenance, Actor, Entry, Env, EventType, Method, ObjectRef, Outcome, Request, Resource,
     Response, Store, WatchEvent, API,
 };
+use super::{schema, strategic};
 use serde_json::{Map, Value};
 
 /// How a namespace mismatch is worded.
@@ -496,6 +497,9 @@ impl Store {
             NsCheck::CheckName,
         )?;
         strict::strip_unknown(res, &mut obj);
+        if ty == PatchType::Strategic {
+            strategic::drop_directive_keys(&mut obj, schema::builtin().root(&res.kind()));
+        }
         self.finish_update(r, obj, Ownership::Update, ctx)
             .map(|o| with_warnings(o, warnings))
     }
