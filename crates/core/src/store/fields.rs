@@ -30,6 +30,13 @@
 //! decides what a `null` becomes (`""` for a ConfigMap's data value, dropped at the top of a
 //! Deployment's spec). Not modelled: the apiserver's decoding of `null` into a typed object
 //! for other fields (a `null` label value stays `null` here, `""` there).
+//!
+//! **Subresources.** A write to a Deployment's `status` subresource is managed by its own
+//! manager entry (`"subresource": "status"`; a manager is its name, operation, subresource and,
+//! for Update, apiVersion). The strategies' reset fields are the updater's `IgnoreFilter`: the
+//! main resource never owns `status`, the status subresource never owns `spec` or
+//! `metadata.labels` (kubernetes `pkg/registry/apps/deployment/strategy.go`,
+//! `resetFieldsByVersion`, `resetFieldsByVersionForStatus`).
 
 use super::schema::{self, At, Kind, ListType};
 use super::status;
@@ -170,12 +177,15 @@ pub(crate) struct Manager {
     pub api_version: String,
     pub time: String,
     pub set: FieldSet,
+    /// `""`, or `"status"` for a manager of the status subresource.
+    pub subresource: &'static str,
 }
 
 impl Manager {
-    fn is(&self, name: &str, op: Operation, api_version: &str) -> bool {
+    fn is(&self, name: &str, op: Operation, api_version: &str, sub: &str) -> bool {
         self.name == name
             && self.operation == op
+            && self.subresource == sub
             && (op == Operation::Apply || self.api_version == api_version)
     }
     /// The manager identifier as `BuildManagerIdentifier` encodes it (conflicts sort by it).
@@ -186,15 +196,21 @@ impl Manager {
         if self.operation == Operation::Update {
             m.insert("apiVersion".into(), self.api_version.clone().into());
         }
+        if !self.subresource.is_empty() {
+            m.insert("subresource".into(), self.subresource.into());
+        }
         Value::Object(m).to_string()
     }
-    /// `printManager`: `"name"`, plus ` using v1` for an Update manager.
+    /// `printManager`: `"name"`, ` with subresource "status"` for a subresource's manager,
+    /// plus ` using v1` for an Update manager.
     fn printed(&self) -> String {
+        let mut s = status::quote(&self.name);
+        if !self.subresource.is_empty() {
+            s = format!("{s} with subresource {}", status::quote(self.subresource));
+        }
         match self.operation {
-            Operation::Apply => status::quote(&self.name),
-            Operation::Update => {
-                format!("{} using {}", status::quote(&self.name), self.api_version)
-            }
+            Operation::Apply => s,
+            Operation::Update => format!("{s} using {}", self.api_version),
         }
     }
 }
@@ -631,6 +647,8 @@ pub(crate) struct Typed<'a> {
     /// The store's object: `kind`, `apiVersion`, system `metadata` (and a Deployment's
     /// `status`) are not tracked; containers emptied by a prune are left out.
     pub res: Option<&'a Resource>,
+    /// The subresource written (`""` or `"status"`), for the reset fields.
+    pub sub: &'static str,
 }
 
 /// `metadata` fields the field manager strips (`stripmeta.go`).
@@ -647,11 +665,20 @@ const STRIPPED_META: &[&str] = &[
 ];
 
 impl Typed<'_> {
-    /// A Deployment's `status` is reset by its strategy (`IgnoreFilter`): left out.
+    /// The reset fields of the strategy (`IgnoreFilter`) are left out: a Deployment's
+    /// `status` on the main resource, its `spec` and `metadata.labels` on the status
+    /// subresource.
     fn view(&self, v: &Value) -> Value {
         let mut v = v.clone();
         if let (Some(Resource::Deployment), Some(o)) = (self.res, v.as_object_mut()) {
-            o.shift_remove("status");
+            if self.sub == "status" {
+                o.shift_remove("spec");
+                if let Some(Value::Object(m)) = o.get_mut("metadata") {
+                    m.shift_remove("labels");
+                }
+            } else {
+                o.shift_remove("status");
+            }
         }
         v
     }
@@ -802,12 +829,16 @@ fn iterate_order(mut ps: Vec<&FieldPath>) -> Vec<&FieldPath> {
 
 // ---- the store's kinds ----
 
-fn typed(res: &Resource) -> Typed<'_> {
+fn typed<'a>(res: &'a Resource, sub: &'static str) -> Typed<'a> {
     let at = match res {
         Resource::Custom { .. } => At::deduced(),
         r => schema::builtin().root(&r.kind()),
     };
-    Typed { at, res: Some(res) }
+    Typed {
+        at,
+        res: Some(res),
+        sub,
+    }
 }
 
 /// The kind's empty typed object as the apiserver serializes it (`scope.Creater.New`): fields
@@ -832,9 +863,25 @@ pub(crate) fn after_update(
     name: &str,
     now: &str,
 ) -> Vec<Manager> {
+    after_update_to(res, "", managers, old, new, name, now)
+}
+
+/// [`after_update`] of a write to `sub` (`""`: the main resource, `"status"`).
+pub(crate) fn after_update_to(
+    res: &Resource,
+    sub: &'static str,
+    managers: &[Manager],
+    old: Option<&Value>,
+    new: &Value,
+    name: &str,
+    now: &str,
+) -> Vec<Manager> {
     let api = res.api_version();
     let mut out: Vec<Manager> = managers.to_vec();
-    let me = match out.iter().position(|m| m.is(name, Operation::Update, &api)) {
+    let me = match out
+        .iter()
+        .position(|m| m.is(name, Operation::Update, &api, sub))
+    {
         Some(i) => i,
         None => {
             out.push(Manager {
@@ -843,12 +890,13 @@ pub(crate) fn after_update(
                 api_version: api,
                 time: now.into(),
                 set: FieldSet::new(),
+                subresource: sub,
             });
             out.len() - 1
         }
     };
     let zero = zero(res);
-    if typed(res).update_by(old.unwrap_or(&zero), new, &mut out, me) {
+    if typed(res, sub).update_by(old.unwrap_or(&zero), new, &mut out, me) {
         out[me].time = now.into();
     }
     out.retain(|m| !m.set.is_empty());
@@ -857,7 +905,7 @@ pub(crate) fn after_update(
 
 /// Merges an applied configuration onto the live object (`typed.Merge`).
 pub(crate) fn merge(res: &Resource, live: &Value, cfg: &Value) -> Value {
-    merge_at(typed(res).at, Some(live), Some(cfg)).unwrap_or(Value::Null)
+    merge_at(typed(res, "").at, Some(live), Some(cfg)).unwrap_or(Value::Null)
 }
 
 /// A path as structured-merge-diff prints it: `.data.key`, `.spec.containers[name="app"].image`,
@@ -895,6 +943,7 @@ pub(crate) struct Applied {
 }
 
 /// Server-side apply of `cfg` by `name` onto `live` (without managedFields).
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn apply(
     res: &Resource,
     live: &Value,
@@ -904,9 +953,27 @@ pub(crate) fn apply(
     force: bool,
     now: &str,
 ) -> Result<Applied, Response> {
+    apply_to(res, "", live, managers, cfg, name, force, now)
+}
+
+/// [`apply`] to `sub` (`""`: the main resource, `"status"`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn apply_to(
+    res: &Resource,
+    sub: &'static str,
+    live: &Value,
+    managers: &[Manager],
+    cfg: &Value,
+    name: &str,
+    force: bool,
+    now: &str,
+) -> Result<Applied, Response> {
     let api = res.api_version();
     let mut out: Vec<Manager> = managers.to_vec();
-    let me = match out.iter().position(|m| m.is(name, Operation::Apply, &api)) {
+    let me = match out
+        .iter()
+        .position(|m| m.is(name, Operation::Apply, &api, sub))
+    {
         Some(i) => i,
         None => {
             out.push(Manager {
@@ -915,11 +982,12 @@ pub(crate) fn apply(
                 api_version: api.clone(),
                 time: now.into(),
                 set: FieldSet::new(),
+                subresource: sub,
             });
             out.len() - 1
         }
     };
-    let object = typed(res)
+    let object = typed(res, sub)
         .apply_by(live, cfg, &mut out, me, force)
         .map_err(|c| conflict_error(&out, c))?;
     out[me].api_version = api;
@@ -944,7 +1012,8 @@ pub(crate) fn created_by_apply(
         operation: Operation::Apply,
         api_version: res.api_version(),
         time: now.into(),
-        set: typed(res).set(cfg),
+        set: typed(res, "").set(cfg),
+        subresource: "",
     };
     if m.set.is_empty() {
         Vec::new()
@@ -1020,16 +1089,20 @@ pub(crate) fn fields_v1(set: &FieldSet) -> Value {
 }
 
 /// `metadata.managedFields`, sorted as the field manager sorts it (operation, time, manager,
-/// apiVersion).
+/// apiVersion, subresource).
 pub(crate) fn render(managers: &[Manager]) -> Value {
     let mut ms: Vec<&Manager> = managers.iter().collect();
     crate::sort::sort_by(&mut ms, |a, b| {
-        (a.operation.as_str(), &a.time, &a.name, &a.api_version).cmp(&(
-            b.operation.as_str(),
-            &b.time,
-            &b.name,
-            &b.api_version,
-        ))
+        let key = |m: &Manager| {
+            (
+                m.operation.as_str(),
+                m.time.clone(),
+                m.name.clone(),
+                m.api_version.clone(),
+                m.subresource,
+            )
+        };
+        key(a).cmp(&key(b))
     });
     Value::Array(
         ms.into_iter()
@@ -1041,6 +1114,9 @@ pub(crate) fn render(managers: &[Manager]) -> Value {
                 e.insert("time".into(), m.time.clone().into());
                 e.insert("fieldsType".into(), "FieldsV1".into());
                 e.insert("fieldsV1".into(), fields_v1(&m.set));
+                if !m.subresource.is_empty() {
+                    e.insert("subresource".into(), m.subresource.into());
+                }
                 Value::Object(e)
             })
             .collect(),
@@ -1055,6 +1131,7 @@ pub(crate) fn same_ignoring_time(a: &[Manager], b: &[Manager]) -> bool {
                 n.name == m.name
                     && n.operation == m.operation
                     && n.api_version == m.api_version
+                    && n.subresource == m.subresource
                     && n.set == m.set
             })
         })
@@ -1203,6 +1280,7 @@ type core.v1.ContainerPort
         let t = Typed {
             at: s.root("Deployment"),
             res: None,
+            sub: "",
         };
         let dep = |ports: Value| {
             json!({"spec": {"selector": {"matchLabels": {"app": "w"}},
@@ -1220,6 +1298,7 @@ type core.v1.ContainerPort
             api_version: "v1".into(),
             time: "t".into(),
             set: FieldSet::new(),
+            subresource: "",
         }];
         let live = t.apply_by(&Value::Null, &cfg, &mut ms, 0, false).unwrap();
         ms.push(Manager {

@@ -89,6 +89,8 @@ pub(crate) mod status;
 // Used by the strategic merge patch and server-side apply (issue #18, in progress on branches).
 #[allow(dead_code)]
 mod schema;
+mod strategic;
+mod strategic_create;
 mod strict;
 pub mod table;
 

@@ -3,15 +3,16 @@
 //!
 //! Errors are the handler's: a JSON patch that is not a list of operations is a 400 (decode),
 //! one that fails to apply (a failed `test`, a missing path, an unknown op) is the generic 422
-//! with empty details; a merge patch that is not a JSON object is a 400. Strategic merge patch:
-//! maps merge, `null` deletes, list-maps (containers, env, volumes by `name`) merge by key,
-//! other lists are replaced; the directives `$patch: delete` (on a list item or a map) and
-//! `$patch: replace` (on a map) are honoured, other `$…` directives are dropped.
+//! with empty details; a merge patch that is not a JSON object is a 400. A strategic merge
+//! patch is apimachinery's, every directive and error included ([`super::strategic`]), with the
+//! facts of the kind's schema ([`super::schema::builtin`]: which lists merge and by which key);
+//! one that is not a JSON object is the 400 of decoding it into a map. Custom resources have no
+//! strategic merge patch (415, before this module).
 
 use super::meta::json_type;
-use super::status;
+use super::{schema, status, strategic};
 use super::{Resource, Response};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The patch types, by content type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,14 +89,13 @@ pub(crate) fn apply_patch(
             Ok(out)
         }
         PatchType::Strategic => {
-            if !patch.is_object() {
+            let Value::Object(p) = patch else {
                 return Err(status::bad_request(&format!(
                     "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
                     json_type(patch)
                 )));
-            }
-            let mut spath = Vec::new();
-            Ok(strategic(res, doc, patch, &mut spath))
+            };
+            strategic::apply(doc, p, schema::builtin().root(&res.kind())).map_err(|e| e.response())
         }
         PatchType::Apply => Ok(patch.clone()),
     }
@@ -175,96 +175,11 @@ fn json_patch_ops(ops: &[Value]) -> Option<Vec<json_patch::PatchOperation>> {
     Some(out)
 }
 
-fn directive(v: &Value) -> Option<&str> {
-    v.as_object()?.get("$patch")?.as_str()
-}
-
-fn strip_directives(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, v)| !k.starts_with('$') && !v.is_null())
-                .map(|(k, v)| (k.clone(), strip_directives(v)))
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(
-            a.iter()
-                .filter(|i| directive(i).is_none())
-                .map(strip_directives)
-                .collect(),
-        ),
-        other => other.clone(),
-    }
-}
-
-fn list_map_key(res: &Resource, spath: &[String]) -> Option<&'static str> {
-    match (res, spath.last().map(String::as_str)) {
-        (
-            Resource::Deployment,
-            Some("containers" | "initContainers" | "ephemeralContainers" | "env" | "volumes"),
-        ) => Some("name"),
-        (Resource::Deployment, Some("volumeMounts")) => Some("mountPath"),
-        _ => None,
-    }
-}
-
-fn strategic(res: &Resource, doc: &Value, patch: &Value, spath: &mut Vec<String>) -> Value {
-    match patch {
-        Value::Object(p) => {
-            if directive(patch) == Some("replace") {
-                return strip_directives(patch);
-            }
-            let mut out: Map<String, Value> = doc.as_object().cloned().unwrap_or_default();
-            for (k, v) in p {
-                if k.starts_with('$') {
-                    continue;
-                }
-                if v.is_null() || directive(v) == Some("delete") {
-                    out.shift_remove(k);
-                    continue;
-                }
-                spath.push(k.clone());
-                let merged = strategic(res, out.get(k).unwrap_or(&Value::Null), v, spath);
-                spath.pop();
-                out.insert(k.clone(), merged);
-            }
-            Value::Object(out)
-        }
-        Value::Array(items) => {
-            let (Some(key), Value::Array(current)) = (list_map_key(res, spath), doc) else {
-                return strip_directives(patch);
-            };
-            if items.iter().any(|i| directive(i) == Some("replace")) {
-                return strip_directives(patch);
-            }
-            let mut out = current.clone();
-            spath.push("[]".into());
-            for item in items {
-                let Some(k) = item.get(key) else {
-                    continue;
-                };
-                let pos = out.iter().position(|c| c.get(key) == Some(k));
-                match (directive(item), pos) {
-                    (Some("delete"), Some(i)) => {
-                        out.remove(i);
-                    }
-                    (Some("delete"), None) => {}
-                    (_, Some(i)) => out[i] = strategic(res, &out[i], item, spath),
-                    (_, None) => out.push(strip_directives(item)),
-                }
-            }
-            spath.pop();
-            Value::Array(out)
-        }
-        other => other.clone(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use serde_json::json;
+    use serde_json::{json, Map};
 
     #[test]
     fn strategic_merges_containers_by_name() {

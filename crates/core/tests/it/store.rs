@@ -913,6 +913,99 @@ fn s3_strategic_patch_merges_containers_by_name() {
     );
 }
 
+#[test]
+fn s3_strategic_patch_merges_finalizers_and_owner_references_from_the_schema() {
+    let mut w = World::new();
+    w.post(
+        "setup",
+        CM,
+        json!({"metadata": {"name": "c", "finalizers": ["a", "b"],
+            "ownerReferences": [{"apiVersion": "v1", "kind": "X", "name": "x", "uid": "1"}]}}),
+    );
+    let o = w.patch(
+        "a",
+        0,
+        &format!("{CM}/c"),
+        STRATEGIC,
+        json!({"metadata": {"finalizers": ["d"],
+            "ownerReferences": [{"apiVersion": "v1", "kind": "Y", "name": "y", "uid": "2"}]}}),
+    );
+    assert_eq!(o.response.code, 200, "{}", o.response.body);
+    // Go's merge puts the patch's new items first (no `$setElementOrder`).
+    assert_eq!(
+        o.response.body["metadata"]["finalizers"],
+        json!(["d", "a", "b"])
+    );
+    let uids: Vec<&Value> = (0..2)
+        .map(|i| &o.response.body["metadata"]["ownerReferences"][i]["uid"])
+        .collect();
+    assert_eq!(uids, [&json!("2"), &json!("1")]);
+    let o = w.patch(
+        "a",
+        0,
+        &format!("{CM}/c"),
+        STRATEGIC,
+        json!({"metadata": {"$deleteFromPrimitiveList/finalizers": ["a", "d"]}}),
+    );
+    assert_eq!(o.response.body["metadata"]["finalizers"], json!(["b"]));
+    let o = w.patch(
+        "a",
+        0,
+        &format!("{CM}/c"),
+        STRATEGIC,
+        json!({"metadata": {"$setElementOrder/finalizers": "b"}}),
+    );
+    assert_eq!(
+        body(&o),
+        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"expected a []interface {}, but received a string","code":500}"#
+    );
+    let o = w.patch(
+        "a",
+        0,
+        &format!("{CM}/c"),
+        STRATEGIC,
+        json!({"metadata": {"$deleteFromPrimitiveList": ["b"]}}),
+    );
+    assert_eq!(
+        body(&o),
+        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"invalid patch format of primitive list","reason":"BadRequest","code":400}"#
+    );
+}
+
+#[test]
+fn s3_strategic_patch_never_stores_a_directive() {
+    let mut w = World::new();
+    w.post(
+        "setup",
+        DEPLOY,
+        json!({"metadata": {"name": "web"}, "spec": {"replicas": 1, "template": {"spec": {
+        "containers": [{"name": "app", "image": "a:1", "ports": [{"containerPort": 80}]}],
+        "tolerations": [{"key": "k", "operator": "Exists"}]}}}}),
+    );
+    let o = w.patch(
+        "a",
+        0,
+        &format!("{DEPLOY}/web"),
+        STRATEGIC,
+        json!({"spec": {"template": {"spec": {
+            "containers": [{"name": "app", "ports": [{"containerPort": 81}]},
+                           {"name": "side", "image": "s", "env": [{"name": "E", "$patch": "delete"}]}],
+            "tolerations": [{"key": "t", "$patch": "delete"}]}}}}),
+    );
+    assert_eq!(o.response.code, 200, "{}", o.response.body);
+    let spec = &o.response.body["spec"]["template"]["spec"];
+    assert_eq!(
+        spec["containers"][0]["ports"],
+        json!([{"containerPort": 81}, {"containerPort": 80}])
+    );
+    assert!(
+        !o.response.body.to_string().contains("$patch"),
+        "{}",
+        o.response.body
+    );
+    assert_eq!(spec["tolerations"], json!([{"key": "t"}]));
+}
+
 // ---------------------------------------------------------------------------------------------
 // §3.1 Server-side apply
 

@@ -53,6 +53,7 @@ fn run(schemas: &Value, case: &Value) -> Result<(), String> {
     let t = Typed {
         at: schema.root("T"),
         res: None,
+        sub: "",
     };
     let (mut live, mut ms) = (Value::Null, Vec::<Manager>::new());
     for (n, op) in case["ops"].as_array().into_iter().flatten().enumerate() {
@@ -69,6 +70,7 @@ fn run(schemas: &Value, case: &Value) -> Result<(), String> {
                 api_version: String::new(),
                 time: String::new(),
                 set: FieldSet::new(),
+                subresource: "",
             });
             ms.len() - 1
         });

@@ -1,0 +1,805 @@
+//! Strategic merge patch, applied as the apiserver applies it: a port of apimachinery's
+//! `StrategicMergeMapPatch` (k8s.io/apimachinery v0.32.5 `pkg/util/strategicpatch/patch.go`:
+//! `mergeMap` and what it calls, with `MergeParallelList` and `IgnoreUnmatchedNulls` on, as on
+//! the server) over the schema facts of [`super::schema`], its errors word for word
+//! (`strategicpatch` and `pkg/util/mergepatch/errors.go`) and the apiserver's Status for each
+//! (k8s.io/apiserver v0.32.5 `pkg/endpoints/handlers/patch.go`,
+//! `interpretStrategicMergePatchError`): [`Error::response`].
+//!
+//! In short: maps merge key by key and `null` deletes; a list merges only when its field says
+//! `patchStrategy: merge` (a list of scalars as a set union, a list of maps by its
+//! `patchMergeKey`), any other list is replaced; `$patch: replace | delete` on a map, `$patch:
+//! delete | replace` on an element of a merging list of maps (`merge` there and on a map is an
+//! error, as in Go), `$retainKeys`, `$deleteFromPrimitiveList/F` and `$setElementOrder/F`.
+//!
+//! The schema: the apiserver looks fields up in the Go struct of the kind
+//! (`PatchMetaFromStruct`). A field missing from the struct is an error there only when the
+//! stored object has it too, as a map or a list, which a typed object never has, or for a
+//! `$setElementOrder/F` naming it; here a field the schema data does not name has no facts
+//! (its maps merge, its lists are replaced) and is never an error, since the data is cut to the
+//! fields that carry facts.
+//!
+//! Go behaviours kept on purpose: what `mergeMap` stores unchanged (a replaced list, a map of a
+//! `patchStrategy: replace` field, a new element of a merging list keep their directives and
+//! `null`s: the apiserver's typed decoding drops them later, [`drop_directive_keys`] does that
+//! here for the `$` keys); the order of merged lists (`normalizeElementOrder`, including how
+//! Go's shared slice arrays make `$setElementOrder` see the live list after deletions and
+//! appends); what makes Go panic (comparing two maps, a map as a set element, a list whose
+//! first element is `null`) is [`Error::Panic`]. Go walks a patch's keys in random order; this
+//! walks them in the patch's order.
+
+use super::schema::{At, Kind};
+use super::{status, Response};
+use serde_json::{Map, Value};
+
+type Obj = Map<String, Value>;
+type R<T> = Result<T, Error>;
+
+const MARKER: &str = "$patch";
+const DELETE_PREFIX: &str = "$deleteFromPrimitiveList";
+const ORDER_PREFIX: &str = "$setElementOrder";
+const RETAIN: &str = "$retainKeys";
+/// `mergepatch.ErrBadPatchFormatForPrimitiveList`.
+pub(crate) const BAD_PRIMITIVE: &str = "invalid patch format of primitive list";
+/// `mergepatch.ErrBadPatchFormatForRetainKeys`.
+pub(crate) const BAD_RETAIN: &str = "invalid patch format of retainKeys";
+/// `mergepatch.ErrBadPatchFormatForSetElementOrderList`.
+pub(crate) const BAD_ORDER: &str = "invalid patch format of setElementOrder list";
+/// `http.Error`'s text in the apiserver's panic recovery (`pkg/server/filters/wrap.go`).
+const PANIC: &str = "This request caused apiserver to panic. Look in the logs for details.";
+
+/// Why a strategic merge patch failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Error {
+    /// A `mergepatch` error the apiserver answers 400 with.
+    BadRequest(&'static str),
+    /// `mergepatch.ErrNoListOfLists`: the generic 422.
+    NoListOfLists,
+    /// Any other error: a plain Go error, 500 with its text.
+    Other(String),
+    /// Where Go panics: the apiserver's panic recovery answers 500 (in plain text there).
+    Panic,
+}
+
+impl Error {
+    /// The Go error's text.
+    pub fn message(&self) -> String {
+        match self {
+            Error::BadRequest(m) => m.to_string(),
+            Error::NoListOfLists => "lists of lists are not supported".into(),
+            Error::Other(m) => m.clone(),
+            Error::Panic => PANIC.into(),
+        }
+    }
+
+    /// The apiserver's answer (`interpretStrategicMergePatchError`, then `ErrorToAPIStatus`).
+    pub fn response(&self) -> Response {
+        match self {
+            Error::BadRequest(m) => status::bad_request(m),
+            Error::NoListOfLists => status::patch_apply_error(),
+            e => status::raw_internal(&e.message()),
+        }
+    }
+}
+
+/// `StrategicMergeMapPatch(original, patch)` with the kind's schema.
+pub(crate) fn apply(original: &Value, patch: &Obj, at: At) -> R<Value> {
+    let o = original.as_object().cloned().unwrap_or_default();
+    merge_map(o, patch.clone(), at).map(Value::Object)
+}
+
+/// Drops the `$` keys of every object but the schema's maps: what the apiserver's decoding into
+/// the typed object does to directives `mergeMap` left in place (no Kubernetes field starts
+/// with `$`).
+pub(crate) fn drop_directive_keys(v: &mut Value, at: At) {
+    match v {
+        Value::Object(m) => {
+            if at.kind() != Kind::Map {
+                m.retain(|k, _| !k.starts_with('$'));
+            }
+            for (k, x) in m.iter_mut() {
+                drop_directive_keys(x, at.field(k));
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| drop_directive_keys(x, at.item())),
+        _ => {}
+    }
+}
+
+// ---- Go's view of decoded JSON: types, `==`, `%v` / `%s` ----
+
+/// The dynamic type (`int64` and `float64` differ, as `UnmarshalCaseSensitivePreserveInts`
+/// decodes them).
+fn ty(v: &Value) -> u8 {
+    match v {
+        Value::Null => 0,
+        Value::Bool(_) => 1,
+        Value::Number(n) if n.as_i64().is_some() => 2,
+        Value::Number(_) => 3,
+        Value::String(_) => 4,
+        Value::Array(_) => 5,
+        Value::Object(_) => 6,
+    }
+}
+
+/// `reflect.TypeOf(v)` printed with `%s`.
+fn type_name(v: &Value) -> &'static str {
+    [
+        "%!s(<nil>)",
+        "bool",
+        "int64",
+        "float64",
+        "string",
+        "[]interface {}",
+        "map[string]interface {}",
+    ][ty(v) as usize]
+}
+
+/// Go's `==` on two `interface{}`: two maps or two slices panic.
+fn eq(a: &Value, b: &Value) -> R<bool> {
+    match ty(a) {
+        5 | 6 if ty(a) == ty(b) => Err(Error::Panic),
+        _ => Ok(a == b),
+    }
+}
+
+/// A map or slice as a Go map key panics.
+fn hashable(v: &Value) -> R<()> {
+    if matches!(v, Value::Array(_) | Value::Object(_)) {
+        return Err(Error::Panic);
+    }
+    Ok(())
+}
+
+/// Go's `%v` of a float64 (`strconv` shortest `g`, exponent from 1e+06 and below 1e-04).
+fn go_float(f: f64) -> String {
+    let e = format!("{f:e}");
+    let (m, x) = e.split_once('e').unwrap_or((&e, "0"));
+    let x: i32 = x.parse().unwrap_or(0);
+    if (-4..6).contains(&x) {
+        format!("{f}")
+    } else {
+        format!("{m}e{}{:02}", if x < 0 { '-' } else { '+' }, x.abs())
+    }
+}
+
+/// Go's `%v` (or `%s` when `s`) of a decoded value: `map[k:v]` with sorted keys, `[a b]`.
+fn go_fmt(v: &Value, s: bool, out: &mut String) {
+    let scalar = match v {
+        Value::Null => "<nil>".to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => i.to_string(),
+            None => go_float(n.as_f64().unwrap_or(0.0)),
+        },
+        Value::String(x) => {
+            out.push_str(x);
+            return;
+        }
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                go_fmt(x, s, out);
+            }
+            out.push(']');
+            return;
+        }
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            crate::sort::sort(&mut keys);
+            out.push_str("map[");
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(k);
+                out.push(':');
+                go_fmt(&m[k.as_str()], s, out);
+            }
+            out.push(']');
+            return;
+        }
+    };
+    match (s, v) {
+        (false, _) => out.push_str(&scalar),
+        (true, Value::Null) => out.push_str("%!s(<nil>)"),
+        (true, _) => out.push_str(&format!("%!s({}={scalar})", type_name(v))),
+    }
+}
+
+fn v(x: &Value) -> String {
+    let mut s = String::new();
+    go_fmt(x, false, &mut s);
+    s
+}
+
+fn obj_v(m: &Obj) -> String {
+    v(&Value::Object(m.clone()))
+}
+
+/// `mergepatch.ErrBadArgType(expected, actual)`: a list expected, or a map.
+fn bad_arg(list: bool, actual: &Value) -> Error {
+    let want = if list {
+        "[]interface {}"
+    } else {
+        "map[string]interface {}"
+    };
+    Error::Other(format!(
+        "expected a {want}, but received a {}",
+        type_name(actual)
+    ))
+}
+
+/// `mergepatch.ErrNoMergeKey(m, k)`.
+fn no_merge_key(m: &Obj, k: &str) -> Error {
+    Error::Other(format!(
+        "map: {} does not contain declared merge key: {k}",
+        obj_v(m)
+    ))
+}
+
+// ---- the schema's facts, as `LookupPatchMetadataFor{Struct,Slice}` give them ----
+
+/// `PatchMetaFromStruct.Name()` of a list's element type (Go's reflect kind).
+fn kind_name(item: &At) -> &'static str {
+    match item.kind() {
+        Kind::Map => "map",
+        Kind::List => "slice",
+        // The scalars with a merge strategy are strings (finalizers and the like).
+        Kind::Scalar => "string",
+        _ => "struct",
+    }
+}
+
+// ---- mergeMap ----
+
+fn merge_map(mut original: Obj, mut patch: Obj, at: At) -> R<Obj> {
+    if let Some(d) = patch.get(MARKER) {
+        // handleDirectiveInMergeMap
+        return match d.as_str() {
+            Some("replace") => {
+                patch.shift_remove(MARKER);
+                Ok(patch)
+            }
+            Some("delete") => Ok(Obj::new()),
+            _ => {
+                let mut s = String::new();
+                go_fmt(d, true, &mut s);
+                Err(Error::Other(format!(
+                    "unknown patch type: {s} in map: {}",
+                    obj_v(&patch)
+                )))
+            }
+        };
+    }
+    retain_keys(&mut original, &mut patch)?;
+    merge_order_lists(&mut original, &mut patch, &at)?;
+    for (k, pv) in patch {
+        // preprocessDeletionListForMerging
+        let (k, delete_list) = if k.starts_with(DELETE_PREFIX) {
+            let key = extract_key(&k, DELETE_PREFIX, BAD_PRIMITIVE)?;
+            (if key.is_empty() { k } else { key }, true)
+        } else {
+            (k, false)
+        };
+        if pv.is_null() {
+            original.shift_remove(&k);
+            continue;
+        }
+        let Some(ov) = original.get_mut(&k).map(std::mem::take) else {
+            if !delete_list {
+                let mut pv = pv;
+                discard_nulls(&mut pv);
+                if let Some(x) = remove_directives(pv) {
+                    original.insert(k, x);
+                }
+            }
+            continue;
+        };
+        let new = match (ov, pv) {
+            (Value::Object(o), Value::Object(p)) => {
+                let sub = at.field(&k);
+                Some(Value::Object(if sub.patch_replace() {
+                    p
+                } else {
+                    merge_map(o, p, sub)?
+                }))
+            }
+            (Value::Array(o), Value::Array(p)) => Some(Value::Array(
+                slice_handler(o, p, &at.field(&k), delete_list)?.0,
+            )),
+            (o, p) if ty(&o) == ty(&p) => remove_directives(p),
+            (o, _) if delete_list => Some(o),
+            (_, mut p) => {
+                discard_nulls(&mut p);
+                remove_directives(p)
+            }
+        };
+        match new {
+            Some(x) => {
+                original.insert(k, x);
+            }
+            None => {
+                original.shift_remove(&k);
+            }
+        }
+    }
+    Ok(original)
+}
+
+/// `extractKey`: the field after `PREFIX/`.
+fn extract_key(s: &str, prefix: &str, err: &'static str) -> R<String> {
+    match s.split_once('/') {
+        Some((p, rest)) if p == prefix => Ok(rest.to_string()),
+        _ => Err(Error::BadRequest(err)),
+    }
+}
+
+fn discard_nulls(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|_, x| !x.is_null());
+            m.values_mut().for_each(discard_nulls);
+        }
+        Value::Array(a) => a.iter_mut().for_each(discard_nulls),
+        _ => {}
+    }
+}
+
+/// `removeDirectives`: `None` for a map with `$patch` (dropped where it stands).
+fn remove_directives(v: Value) -> Option<Value> {
+    match v {
+        Value::Object(m) if m.contains_key(MARKER) => None,
+        Value::Object(m) => Some(Value::Object(
+            m.into_iter()
+                .filter_map(|(k, x)| remove_directives(x).map(|x| (k, x)))
+                .collect(),
+        )),
+        Value::Array(a) => Some(Value::Array(
+            a.into_iter().filter_map(remove_directives).collect(),
+        )),
+        x => Some(x),
+    }
+}
+
+/// `applyRetainKeysDirective`.
+fn retain_keys(original: &mut Obj, patch: &mut Obj) -> R<()> {
+    let Some(list) = patch.shift_remove(RETAIN) else {
+        return Ok(());
+    };
+    let Value::Array(list) = list else {
+        return Err(Error::BadRequest(BAD_RETAIN));
+    };
+    list.iter().try_for_each(hashable)?;
+    let kept = |k: &str| list.iter().any(|x| x.as_str() == Some(k));
+    for (k, x) in patch.iter() {
+        if x.is_null() || k.starts_with(DELETE_PREFIX) || k.starts_with(ORDER_PREFIX) {
+            continue;
+        }
+        if !kept(k) {
+            return Err(Error::BadRequest(BAD_RETAIN));
+        }
+    }
+    original.retain(|k, _| kept(k));
+    Ok(())
+}
+
+/// `mergePatchIntoOriginal`: each `$setElementOrder/F` with its list `F`.
+fn merge_order_lists(original: &mut Obj, patch: &mut Obj, at: &At) -> R<()> {
+    let keys: Vec<String> = patch
+        .keys()
+        .filter(|k| k.starts_with(ORDER_PREFIX))
+        .cloned()
+        .collect();
+    for key in keys {
+        let Some(order) = patch.shift_remove(&key) else {
+            continue;
+        };
+        let Value::Array(order) = order else {
+            return Err(bad_arg(true, &order));
+        };
+        let field = extract_key(&key, ORDER_PREFIX, BAD_ORDER)?;
+        let list = |v: Option<&Value>| match v {
+            None => Ok(None),
+            Some(Value::Array(a)) => Ok(Some(a.clone())),
+            Some(x) => Err(bad_arg(true, x)),
+        };
+        let (o, p) = (list(original.get(&field))?, list(patch.get(&field))?);
+        let sub = at.field(&field);
+        let mkey = sub.merge_key().unwrap_or("");
+        validate_order(p.as_deref().unwrap_or(&[]), &order, mkey)?;
+        // `view` is the original list as Go still sees it (its array, its length).
+        let (merged, view) = match (&o, &p) {
+            (Some(o), None) => (o.clone(), o.clone()),
+            (None, Some(p)) => match remove_directives(Value::Array(p.clone())) {
+                Some(Value::Array(a)) => (a, Vec::new()),
+                _ => continue,
+            },
+            (Some(o), Some(p)) => slice_handler(o.clone(), p.clone(), &sub, false)?,
+            (None, None) => continue,
+        };
+        let (items, server) = partition(merged, &order, mkey)?;
+        let kind = elem_type(&[&view, p.as_deref().unwrap_or(&[])])?;
+        let both = normalize(items, server, &order, &view, mkey, kind)?;
+        original.insert(field.clone(), Value::Array(both));
+        patch.shift_remove(&field);
+    }
+    Ok(())
+}
+
+/// `validatePatchWithSetOrderList`.
+fn validate_order(patch: &[Value], order: &[Value], key: &str) -> R<()> {
+    if order.is_empty() || patch.is_empty() {
+        return Ok(());
+    }
+    let kept = if key.is_empty() {
+        patch.to_vec()
+    } else {
+        split_deletes(patch.to_vec())?.0
+    };
+    let (mut pi, mut si) = (0, 0);
+    while pi < kept.len() && si < order.len() {
+        if kept[pi].get(MARKER).is_some() {
+            pi += 1;
+            continue;
+        }
+        if key_eq(&kept[pi], &order[si], key)? {
+            pi += 1;
+        }
+        si += 1;
+    }
+    if pi < kept.len() && si >= order.len() {
+        return Err(Error::Other(format!(
+            "The order in patch list:\n{}\n doesn't match {ORDER_PREFIX} list:\n{}\n",
+            v(&Value::Array(patch.to_vec())),
+            v(&Value::Array(order.to_vec()))
+        )));
+    }
+    Ok(())
+}
+
+/// `mergeKeyValueEqual`.
+fn key_eq(l: &Value, r: &Value, key: &str) -> R<bool> {
+    if key.is_empty() {
+        return eq(l, r);
+    }
+    let get = |x: &Value| match x {
+        Value::Object(m) => m.get(key).cloned().ok_or_else(|| no_merge_key(m, key)),
+        _ => Err(bad_arg(false, x)),
+    };
+    let (a, b) = (get(l)?, get(r)?);
+    eq(&a, &b)
+}
+
+/// `extractToDeleteItems`: (kept, `$patch: delete` items).
+fn split_deletes(l: Vec<Value>) -> R<(Vec<Value>, Vec<Value>)> {
+    let (mut keep, mut del) = (Vec::new(), Vec::new());
+    for x in l {
+        let Value::Object(m) = &x else {
+            return Err(bad_arg(false, &x));
+        };
+        if m.get(MARKER).and_then(Value::as_str) == Some("delete") {
+            del.push(x);
+        } else {
+            keep.push(x);
+        }
+    }
+    Ok((keep, del))
+}
+
+// ---- lists ----
+
+/// `mergeSliceHandler`: the merged list and the original's array as Go then sees it.
+fn slice_handler(
+    o: Vec<Value>,
+    p: Vec<Value>,
+    at: &At,
+    delete_list: bool,
+) -> R<(Vec<Value>, Vec<Value>)> {
+    if at.patch_merge() || delete_list {
+        merge_slice(o, p, &at.item(), at.merge_key().unwrap_or(""), delete_list)
+    } else {
+        Ok((p, o))
+    }
+}
+
+/// `sliceElementType`: the type of every element (6 for maps).
+fn elem_type(slices: &[&[Value]]) -> R<u8> {
+    let mut prev = None;
+    for x in slices.iter().flat_map(|s| s.iter()) {
+        match prev {
+            // `reflect.TypeOf(nil).Kind()` panics.
+            None if x.is_null() => return Err(Error::Panic),
+            None if x.is_array() => return Err(Error::NoListOfLists),
+            None => prev = Some(ty(x)),
+            Some(t) if t != ty(x) => {
+                let all: Vec<Value> = slices.iter().map(|s| Value::Array(s.to_vec())).collect();
+                return Err(Error::Other(format!(
+                    "list element types are not identical: {}",
+                    v(&Value::Array(all))
+                )));
+            }
+            _ => {}
+        }
+    }
+    prev.ok_or_else(|| Error::Other("no elements in any of the given slices".into()))
+}
+
+/// A Go slice over the original list's array: deletions shift the array in place and appends
+/// fill the room they free, while the caller's header (the old length) still reads it.
+struct Shared {
+    cur: Vec<Value>,
+    arr: Vec<Value>,
+    aliased: bool,
+}
+
+impl Shared {
+    fn remove(&mut self, i: usize) {
+        self.cur.remove(i);
+        if self.aliased {
+            self.arr[..self.cur.len()].clone_from_slice(&self.cur);
+        }
+    }
+    fn push(&mut self, x: Value) {
+        match self.arr.get_mut(self.cur.len()) {
+            Some(slot) if self.aliased => *slot = x.clone(),
+            _ => self.aliased = false,
+        }
+        self.cur.push(x);
+    }
+}
+
+/// `mergeSlice`.
+fn merge_slice(
+    original: Vec<Value>,
+    patch: Vec<Value>,
+    item: &At,
+    key: &str,
+    delete_list: bool,
+) -> R<(Vec<Value>, Vec<Value>)> {
+    if original.is_empty() && patch.is_empty() {
+        return Ok((original, Vec::new()));
+    }
+    let kind = elem_type(&[&original, &patch])?;
+    if kind != 6 {
+        if delete_list {
+            // deleteFromSlice
+            let kept = original
+                .iter()
+                .filter(|x| !patch.contains(x))
+                .cloned()
+                .collect();
+            return Ok((kept, original));
+        }
+        let mut both = original.clone();
+        both.extend(patch.iter().cloned());
+        let merged = dedupe(both);
+        let (items, server) = partition(merged, &patch, key)?;
+        let out = normalize(items, server, &patch, &original, key, kind)?;
+        return Ok((out, original));
+    }
+    if key.is_empty() {
+        return Err(Error::Other(format!(
+            "cannot merge lists without merge key for {}",
+            kind_name(item)
+        )));
+    }
+    // mergeSliceWithSpecialElements
+    let mut s = Shared {
+        cur: original.clone(),
+        arr: original,
+        aliased: true,
+    };
+    let mut rest = Vec::new();
+    let mut replace = false;
+    for x in patch {
+        let Value::Object(m) = &x else {
+            return Err(Error::Panic);
+        };
+        let Some(d) = m.get(MARKER) else {
+            rest.push(x);
+            continue;
+        };
+        match d.as_str() {
+            Some("delete") => {
+                let Some(mv) = m.get(key) else {
+                    return Err(no_merge_key(m, key));
+                };
+                while let Some(i) = find(&s.cur, key, mv)? {
+                    s.remove(i);
+                }
+            }
+            Some("replace") => replace = true,
+            Some("merge") => {
+                return Err(Error::Other(
+                    "merging lists cannot yet be specified in the patch".into(),
+                ))
+            }
+            _ => {
+                let mut t = String::new();
+                go_fmt(d, true, &mut t);
+                return Err(Error::Other(format!(
+                    "unknown patch type: {t} in map: {}",
+                    obj_v(m)
+                )));
+            }
+        }
+    }
+    if replace {
+        s.cur = std::mem::take(&mut rest);
+        s.aliased = false;
+    }
+    let order = s.cur.clone();
+    // mergeSliceWithoutSpecialElements
+    for x in &rest {
+        let Value::Object(m) = x else {
+            return Err(Error::Panic);
+        };
+        let Some(mv) = m.get(key) else {
+            return Err(no_merge_key(m, key));
+        };
+        match find(&s.cur, key, mv)? {
+            Some(i) => {
+                let Value::Object(o) = std::mem::take(&mut s.cur[i]) else {
+                    return Err(Error::Panic);
+                };
+                s.cur[i] = Value::Object(merge_map(o, m.clone(), *item)?);
+            }
+            None => s.push(x.clone()),
+        }
+    }
+    let (items, server) = partition(std::mem::take(&mut s.cur), &rest, key)?;
+    let out = normalize(items, server, &rest, &order, key, kind)?;
+    Ok((out, s.arr))
+}
+
+/// `findMapInSliceBasedOnKeyValue`: the index of the map whose `key` is `value`.
+fn find(l: &[Value], key: &str, value: &Value) -> R<Option<usize>> {
+    for (i, x) in l.iter().enumerate() {
+        let Value::Object(m) = x else {
+            return Err(Error::Other(format!("value for key {i} is not a map")));
+        };
+        if let Some(y) = m.get(key) {
+            if eq(y, value)? {
+                return Ok(Some(i));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// `deduplicateScalars`, its order included.
+fn dedupe(mut s: Vec<Value>) -> Vec<Value> {
+    let mut len = s.len();
+    let mut i = 0;
+    while i + 1 < len {
+        let mut j = i + 1;
+        while j < len {
+            if s[i] == s[j] {
+                s.swap(j, len - 1);
+                len -= 1;
+            } else {
+                j += 1;
+            }
+        }
+        i += 1;
+    }
+    s.truncate(len);
+    s
+}
+
+/// `partitionPrimitivesByPresentInList` (no key) or `partitionMapsByPresentInList`: (in `by`,
+/// not in `by`).
+fn partition(l: Vec<Value>, by: &[Value], key: &str) -> R<(Vec<Value>, Vec<Value>)> {
+    let (mut yes, mut no) = (Vec::new(), Vec::new());
+    if key.is_empty() {
+        by.iter().try_for_each(hashable)?;
+    }
+    for x in l {
+        let found = if key.is_empty() {
+            hashable(&x)?;
+            by.contains(&x)
+        } else {
+            let Value::Object(m) = &x else {
+                return Err(bad_arg(false, &x));
+            };
+            let Some(mv) = m.get(key) else {
+                return Err(no_merge_key(m, key));
+            };
+            find(by, key, mv)?.is_some()
+        };
+        if found {
+            yes.push(x)
+        } else {
+            no.push(x)
+        }
+    }
+    Ok((yes, no))
+}
+
+/// `index`: where `x` (its merge key for maps) is in `l`.
+fn index(l: &[Value], x: &Value, key: &str, kind: u8) -> R<Option<usize>> {
+    let get = |y: &Value| -> Value {
+        if kind == 6 {
+            y.get(key).cloned().unwrap_or(Value::Null)
+        } else {
+            y.clone()
+        }
+    };
+    let want = get(x);
+    for (i, y) in l.iter().enumerate() {
+        if eq(&want, &get(y))? {
+            return Ok(Some(i));
+        }
+    }
+    Ok(None)
+}
+
+/// `normalizeElementOrder`: the patch's items in `patch_order`, the server's in `server_order`,
+/// then interleaved as `mergeSortedSlice` does.
+fn normalize(
+    items: Vec<Value>,
+    server: Vec<Value>,
+    patch_order: &[Value],
+    server_order: &[Value],
+    key: &str,
+    kind: u8,
+) -> R<Vec<Value>> {
+    let right = sort_by(items, patch_order, key, kind)?;
+    let left = sort_by(server, server_order, key, kind)?;
+    let pos = |l: &[Value]| -> R<Vec<Option<usize>>> {
+        l.iter()
+            .map(|x| index(server_order, x, key, kind))
+            .collect()
+    };
+    let (li, ri) = (pos(&left)?, pos(&right)?);
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::with_capacity(left.len() + right.len());
+    while i < left.len() || j < right.len() {
+        let take_left = if j >= right.len() {
+            true
+        } else if i >= left.len() {
+            false
+        } else {
+            matches!((li[i], ri[j]), (Some(a), Some(b)) if a < b)
+        };
+        if take_left {
+            out.push(left[i].clone());
+            i += 1;
+        } else {
+            out.push(right[j].clone());
+            j += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// `normalizeSliceOrder`: stable, by position in `order`; `$patch: delete` maps last. (Go's
+/// comparator is not an order when an item is missing from `order`; every caller passes
+/// items that are in it, and missing ones go last here.)
+fn sort_by(l: Vec<Value>, order: &[Value], key: &str, kind: u8) -> R<Vec<Value>> {
+    let (l, del) = if kind == 6 {
+        for x in l.iter().chain(order) {
+            match x {
+                Value::Object(m) if !m.contains_key(key) => return Err(no_merge_key(m, key)),
+                Value::Object(_) => {}
+                _ => return Err(bad_arg(false, x)),
+            }
+        }
+        split_deletes(l)?
+    } else {
+        (l, Vec::new())
+    };
+    let mut keyed = l
+        .into_iter()
+        .map(|x| Ok((index(order, &x, key, kind)?.unwrap_or(usize::MAX), x)))
+        .collect::<R<Vec<_>>>()?;
+    crate::sort::sort_by_key(&mut keyed, |(i, _)| *i);
+    Ok(keyed.into_iter().map(|(_, x)| x).chain(del).collect())
+}
+
+#[cfg(test)]
+mod tests;
