@@ -196,8 +196,20 @@ pub fn kubectl_command(rec: &StepRecord) -> Option<String> {
     let t = rec.target.as_ref()?;
     let req: &Request = rec.request.as_ref()?;
     let body = req.body.as_ref().map(|b| b.to_string()).unwrap_or_default();
+    // kubectl get, patch and replace take `--subresource=status`; apply has no such flag.
+    let status = crate::engine::to_status(req);
+    if status && rec.verb? == Verb::Apply {
+        return None;
+    }
+    let target = if status {
+        format!("{} --subresource=status", kubectl_target(t))
+    } else {
+        kubectl_target(t)
+    };
+    let kubectl_target = |_: &ObjectRef| target.clone();
     Some(match rec.verb? {
         Verb::Get => format!("kubectl get {} -o yaml", kubectl_target(t)),
+        Verb::Update if status => "kubectl replace --subresource=status -f obj.yaml".to_string(),
         Verb::Update => "kubectl replace -f obj.yaml".to_string(),
         Verb::Create => "kubectl create -f obj.yaml".to_string(),
         Verb::MergePatch => format!(

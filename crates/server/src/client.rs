@@ -106,7 +106,8 @@ pub fn target(path: &str) -> Target {
         ["namespaces", ns, plural] => {
             Target::Collection(group, (*plural).into(), Some((*ns).into()))
         }
-        ["namespaces", ns, plural, name] => {
+        // An object's status subresource addresses the object (its revisions, its kind).
+        ["namespaces", ns, plural, name] | ["namespaces", ns, plural, name, "status"] => {
             Target::Object((group, (*plural).into(), (*ns).into(), (*name).into()))
         }
         [plural] => Target::Collection(group, (*plural).into(), None),
@@ -281,6 +282,14 @@ mod tests {
         assert_eq!(
             target("/api/v1/namespaces/default/configmaps/my-config"),
             Target::Object(k("", "configmaps", "default", "my-config"))
+        );
+        assert_eq!(
+            target("/apis/apps/v1/namespaces/x/deployments/web/status"),
+            Target::Object(k("apps", "deployments", "x", "web"))
+        );
+        assert_eq!(
+            target("/apis/apps/v1/namespaces/x/deployments/web/scale"),
+            Target::Other
         );
         assert_eq!(
             target("/apis/apps/v1/namespaces/x/deployments"),

@@ -30,7 +30,7 @@ mod vars;
 mod world;
 
 pub use backoff::{backoff_delay, jitter, RetryState};
-pub use narrate::{fmt_duration, lost_sentence, mark, verb_noun};
+pub use narrate::{fmt_duration, lost_sentence, mark, to_status, verb_noun};
 pub use records::{Action, ClientOutcome, Failure, Mark, StepRecord, Verb};
 pub use vars::{Held, Revisions, Var, Vars};
 pub use world::{ClientState, Frame, World};

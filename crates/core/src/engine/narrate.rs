@@ -202,10 +202,23 @@ fn uid_conflict(ctx: &RequestCtx<'_>) -> String {
     }
 }
 
+/// Whether a request went to an object's status subresource (`…/deployments/NAME/status`).
+pub fn to_status(req: &Request) -> bool {
+    let path = req.path.split('?').next().unwrap_or("");
+    let mut segs = path.rsplit('/');
+    segs.next() == Some("status") && segs.nth(1) == Some("deployments")
+}
+
 /// The sentence for a request step.
 pub fn request(ctx: &RequestCtx<'_>) -> String {
     let c = ctx.client;
     let t = ctx.target;
+    // What the request addressed: the object, or its status subresource.
+    let tw = if to_status(ctx.request) {
+        format!("the status of {t}")
+    } else {
+        t.to_string()
+    };
     let r = ctx.response;
     let noun = verb_noun(ctx.verb);
     let ok = (200..300).contains(&r.code);
@@ -215,7 +228,7 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
     let mut s = if ok {
         match ctx.verb {
             Verb::Get => format!(
-                "{c} read {t} at resourceVersion {}",
+                "{c} read {tw} at resourceVersion {}",
                 body_rv.unwrap_or_else(|| "?".into())
             ),
             Verb::Create => format!("{c} created {t} at resourceVersion {}", rv(ctx.revision)),
@@ -233,15 +246,15 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
                     .to_string();
                 match ctx.revision {
                     None => format!(
-                        "{c}'s update of {t} changed nothing, so it stays at resourceVersion {}",
+                        "{c}'s update of {tw} changed nothing, so it stays at resourceVersion {}",
                         rv(ctx.after)
                     ),
                     Some(new) if sent.is_empty() || sent == "0" => format!(
-                        "{c}'s update of {t} carried no resourceVersion, so the server accepted it unconditionally (last write wins): resourceVersion {} → {new}",
+                        "{c}'s update of {tw} carried no resourceVersion, so the server accepted it unconditionally (last write wins): resourceVersion {} → {new}",
                         rv(ctx.before)
                     ),
                     Some(new) => format!(
-                        "{c}'s update of {t} was accepted: it carried resourceVersion {sent}, the current one, and moved the object to {new}"
+                        "{c}'s update of {tw} was accepted: it carried resourceVersion {sent}, the current one, and moved the object to {new}"
                     ),
                 }
             }
@@ -251,11 +264,11 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
             ),
             Verb::Apply => match ctx.revision {
                 None => format!(
-                    "{c}'s server-side apply of {t} changed nothing, so it stays at resourceVersion {}",
+                    "{c}'s server-side apply of {tw} changed nothing, so it stays at resourceVersion {}",
                     rv(ctx.after)
                 ),
                 Some(new) => format!(
-                    "{c}'s server-side apply of {t} was accepted{}: resourceVersion {} → {new}",
+                    "{c}'s server-side apply of {tw} was accepted{}: resourceVersion {} → {new}",
                     if ctx.request.path.contains("force=true") {
                         " (with force, taking over any conflicting fields)"
                     } else {
@@ -265,18 +278,18 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
                 ),
             },
             _ if carried_rv(ctx).is_some() && ctx.revision.is_some() => format!(
-                "{c}'s {noun} of {t} carried resourceVersion {}, the current one, so it was applied: resourceVersion {} → {}",
+                "{c}'s {noun} of {tw} carried resourceVersion {}, the current one, so it was applied: resourceVersion {} → {}",
                 carried_rv(ctx).unwrap_or_default(),
                 rv(ctx.before),
                 rv(ctx.revision)
             ),
             _ => match ctx.revision {
                 None => format!(
-                    "{c}'s {noun} of {t} changed nothing, so it stays at resourceVersion {}",
+                    "{c}'s {noun} of {tw} changed nothing, so it stays at resourceVersion {}",
                     rv(ctx.after)
                 ),
                 Some(new) => format!(
-                    "{c}'s {noun} of {t} was applied to the current object (no resourceVersion check): resourceVersion {} → {new}",
+                    "{c}'s {noun} of {tw} was applied to the current object (no resourceVersion check): resourceVersion {} → {new}",
                     rv(ctx.before)
                 ),
             },
@@ -287,7 +300,7 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
         let reason = r.body["reason"].as_str().unwrap_or("");
         let failed = failed_precondition(r);
         match (ctx.verb, reason) {
-            (Verb::Get, _) => format!("{c}'s get of {t} failed with {label}: {message}"),
+            (Verb::Get, _) => format!("{c}'s get of {tw} failed with {label}: {message}"),
             (Verb::Update | Verb::Delete, "Conflict") if failed == Failed::Uid => uid_conflict(ctx),
             (Verb::Update, "Conflict") if failed == Failed::ResourceVersion => {
                 let sent = ctx
@@ -352,7 +365,7 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
                     ),
                 }
             }
-            _ => format!("{c}'s {noun} of {t} was rejected with {label}: {message}"),
+            _ => format!("{c}'s {noun} of {tw} was rejected with {label}: {message}"),
         }
     };
     for l in ctx.lost {

@@ -82,6 +82,15 @@ fn resource_of(body: &Value) -> Option<Resource> {
     }
 }
 
+/// The object's path, or its status subresource's (`…/NAME/status`).
+fn object_path(target: &ObjectRef, status: bool) -> String {
+    if status {
+        format!("{}/status", target.path())
+    } else {
+        target.path()
+    }
+}
+
 pub(super) fn query(path: String, manager: &str, force: bool) -> String {
     let mut p = format!("{path}?fieldManager={manager}");
     if force {
@@ -122,19 +131,23 @@ impl World {
     fn build_request(&self, name: &str, client: u32, stmt: &Stmt) -> Result<Built, String> {
         let vars = &self.clients[client as usize].vars;
         Ok(match &stmt.kind {
-            StmtKind::Get { var, target } => Built {
+            StmtKind::Get {
+                var,
+                target,
+                status,
+            } => Built {
                 verb: Verb::Get,
                 target: target.clone(),
                 request: Request {
                     method: Method::Get,
-                    path: target.path(),
+                    path: object_path(target, *status),
                     content_type: None,
                     body: None,
                 },
                 base: self.observed_revision(client, target),
                 var: Some(var.clone()),
             },
-            StmtKind::Update { var } => {
+            StmtKind::Update { var, status } => {
                 let v = vars.get(var).ok_or_else(|| {
                     format!("{var} is not defined (nothing was assigned to it yet)")
                 })?;
@@ -176,7 +189,7 @@ impl World {
                     target: target.clone(),
                     request: Request {
                         method: Method::Put,
-                        path: query(target.path(), name, false),
+                        path: query(object_path(&target, *status), name, false),
                         content_type: Some("application/json".into()),
                         body: Some(body),
                     },
@@ -206,6 +219,7 @@ impl World {
             StmtKind::Patch {
                 var,
                 target,
+                status,
                 patch_type,
                 body,
             } => {
@@ -220,7 +234,7 @@ impl World {
                     target: target.clone(),
                     request: Request {
                         method: Method::Patch,
-                        path: query(target.path(), name, false),
+                        path: query(object_path(target, *status), name, false),
                         content_type: Some(patch_type.content_type().into()),
                         body: Some(b),
                     },
@@ -231,6 +245,7 @@ impl World {
             StmtKind::Apply {
                 var,
                 target,
+                status,
                 body,
                 manager,
                 force,
@@ -241,7 +256,7 @@ impl World {
                     target: target.clone(),
                     request: Request {
                         method: Method::Patch,
-                        path: query(target.path(), manager, *force),
+                        path: query(object_path(target, *status), manager, *force),
                         content_type: Some("application/apply-patch+yaml".into()),
                         body: Some(b),
                     },
@@ -382,7 +397,7 @@ impl World {
             self.advance(client);
         } else {
             let failure = Failure::from_response(&response);
-            if let (StmtKind::Update { var }, true) = (&stmt.kind, failure.is_conflict()) {
+            if let (StmtKind::Update { var, .. }, true) = (&stmt.kind, failure.is_conflict()) {
                 if let Some(hint) = self.no_reread_hint(scenario, client, var) {
                     sentence = format!("{sentence} ({hint})");
                 }

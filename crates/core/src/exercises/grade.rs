@@ -346,23 +346,27 @@ fn norm_stmt(s: &Stmt) -> Stmt {
         StmtKind::Patch {
             var,
             target,
+            status,
             patch_type,
             body,
         } => StmtKind::Patch {
             var: var.clone(),
             target: target.clone(),
+            status: *status,
             patch_type: *patch_type,
             body: norm_expr(body),
         },
         StmtKind::Apply {
             var,
             target,
+            status,
             body,
             manager,
             force,
         } => StmtKind::Apply {
             var: var.clone(),
             target: target.clone(),
+            status: *status,
             body: norm_expr(body),
             manager: manager.clone(),
             force: *force,

@@ -103,33 +103,40 @@ pub struct Stmt {
 /// Client statements (scenario-language.md §4).
 #[derive(Debug, Clone, PartialEq)]
 pub enum StmtKind {
-    /// `VAR = get REF`.
-    Get { var: String, target: ObjectRef },
+    /// `VAR = get REF [status]`.
+    Get {
+        var: String,
+        target: ObjectRef,
+        /// `status`: the request goes to the object's status subresource (`…/NAME/status`).
+        status: bool,
+    },
     /// `VAR.PATH = EXPR` (a local edit; `path` non-empty) or `VAR = EXPR` (`path` empty).
     Assign {
         var: String,
         path: Path,
         value: Expr,
     },
-    /// `update VAR` / `replace VAR`.
-    Update { var: String },
+    /// `update VAR [status]` / `replace VAR [status]`.
+    Update { var: String, status: bool },
     /// `[VAR =] create REF [BODY]`.
     Create {
         var: Option<String>,
         target: ObjectRef,
         body: Option<Expr>,
     },
-    /// `[VAR =] patch REF merge|json|strategic BODY`.
+    /// `[VAR =] patch REF [status] merge|json|strategic BODY`.
     Patch {
         var: Option<String>,
         target: ObjectRef,
+        status: bool,
         patch_type: PatchType,
         body: Expr,
     },
-    /// `[VAR =] apply REF BODY as MANAGER [force]`.
+    /// `[VAR =] apply REF [status] BODY as MANAGER [force]`.
     Apply {
         var: Option<String>,
         target: ObjectRef,
+        status: bool,
         body: Expr,
         manager: String,
         force: bool,

@@ -118,9 +118,16 @@ fn assignments(
                 }
                 assign(assigned, var);
             }
-            StmtKind::Update { var } => {
-                let start = s.span.end.saturating_sub(var.len() as u32);
-                let span = span_at(src, start, s.span.end);
+            StmtKind::Update { var, status } => {
+                // The variable ends the statement, or comes before its `status`.
+                let end = if *status {
+                    let before = s.text.trim_end_matches("status").trim_end();
+                    s.span.start + before.len() as u32
+                } else {
+                    s.span.end
+                };
+                let start = end.saturating_sub(var.len() as u32);
+                let span = span_at(src, start, end);
                 used(client, var, span, assigned, diags);
             }
             StmtKind::Create { var, body, .. } => {

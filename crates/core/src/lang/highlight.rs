@@ -43,7 +43,16 @@ pub fn highlight(src: &str) -> Vec<(Span, TokenClass)> {
     let mut after_dot = false;
     // The previous token was `goal` at the start of a line (so `break` / `fix` is a keyword).
     let mut after_goal = false;
+    // The two previous tokens (for the `status` suffix).
+    let (mut prev, mut prev2): (Option<&Tok>, Option<&Tok>) = (None, None);
     for t in &lexed.tokens {
+        // `status` after a reference (`deployment/web status`, `… in team-a status`) or after
+        // `update VAR`: the status subresource.
+        let suffix = matches!(&t.tok, Tok::Word(w) if w == "status")
+            && (matches!(prev, Some(Tok::Ref { .. } | Tok::Name(_)))
+                || (matches!(prev, Some(Tok::Word(_)))
+                    && matches!(prev2, Some(Tok::Word(u)) if u == "update" || u == "replace")));
+        (prev2, prev) = (prev, Some(&t.tok));
         let header = matches!(&t.tok, Tok::Word(w)
             if t.span.col == 1 && EXERCISE_HEADERS.contains(&w.as_str()));
         let goal_kind = after_goal && matches!(&t.tok, Tok::Word(w) if w == "break" || w == "fix");
@@ -52,6 +61,7 @@ pub fn highlight(src: &str) -> Vec<(Span, TokenClass)> {
             Tok::Word(w) => {
                 if header
                     || goal_kind
+                    || suffix
                     || (!after_dot && (is_reserved(w) || CONTEXTUAL.contains(&w.as_str())))
                 {
                     Some(TokenClass::Keyword)

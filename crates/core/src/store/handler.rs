@@ -17,6 +17,16 @@
 //! - **dryRun=All** on any write: the write runs on a copy of the store (module `options`).
 //! - **GET** an object (200 / 404); GET of a collection returns a list. Other method/path
 //!   combinations (POST to a name, PUT to a collection, …) are 405 MethodNotAllowed.
+//! - **A Deployment's `status` subresource** (`…/deployments/NAME/status`): GET (the whole
+//!   object, as the main resource), PUT and PATCH (every patch type and apply) through the same
+//!   checks, with the status strategy (kubernetes `pkg/registry/apps/deployment/strategy.go`,
+//!   `deploymentStatusStrategy.PrepareForUpdate`): the written object keeps the old `spec` and
+//!   `metadata.labels` and takes everything else from the request (its `status`, and the
+//!   metadata `BeforeUpdate` lets through: annotations, finalizers, owner references);
+//!   `generation` is never bumped; managedFields entries carry `"subresource": "status"`; no
+//!   create through it (an apply to a missing object is 404, `forceAllowCreate` is false for
+//!   status); POST and DELETE are 405. `ValidateDeploymentStatusUpdate` (non-negative replica
+//!   counts, …) is not modelled.
 //!
 //! Bodies are given already parsed; a missing body where one is needed is a 400. When the
 //! request carries no `fieldManager`, the actor's name manages the write.
@@ -58,6 +68,8 @@ struct Ctx<'a> {
     actor: &'a Actor,
     manager: String,
     now: String,
+    /// The managedFields subresource of the write: `""` (the main resource) or `"status"`.
+    sub: &'static str,
 }
 
 fn ok(code: u16, body: Value) -> Outcome {
@@ -214,6 +226,7 @@ impl Store {
                 .clone()
                 .unwrap_or_else(|| actor.name.clone()),
             now: meta::timestamp(env.now_ms),
+            sub: if t.status { "status" } else { "" },
         };
         let dry = match (req.method, &req.body) {
             (Method::Get, _) => false,
@@ -256,6 +269,9 @@ impl Store {
     fn dispatch(&mut self, t: &Target, req: &Request, ctx: &Ctx, env: &mut Env) -> Outcome {
         let cluster = t.resource.is_cluster_scoped();
         let result = match (req.method, t.name.as_deref()) {
+            // The status subresource serves GET, PUT and PATCH (its REST storage has no
+            // create or delete).
+            (Method::Post | Method::Delete, _) if t.status => Err(status::method_not_allowed()),
             (Method::Get, Some(name)) => self.do_get(t, name),
             (Method::Get, None) if API => self.do_list(t).map(|r| ok(r.code, r.body)),
             (Method::Get, None) => {
@@ -505,6 +521,8 @@ impl Store {
         )?;
         let force = t.force == Some(true);
         match self.objects.get(&r) {
+            // The status storage updates with `forceAllowCreate` false: nothing to create.
+            None if t.status => Err(status::not_found(res, &r.name)),
             None => {
                 self.admit_namespace(&t.namespace)?;
                 // Create through apply (`forceAllowCreate`): system fields wiped and filled; an
@@ -522,8 +540,9 @@ impl Store {
             }
             Some(entry) => {
                 let live = without_managed_fields(&entry.object);
-                let applied = fields::apply(
+                let applied = fields::apply_to(
                     res,
+                    ctx.sub,
                     &live,
                     &entry.managers,
                     &cfg,
@@ -582,10 +601,21 @@ impl Store {
             set_meta(&mut obj, key, v);
         }
         set_meta(&mut obj, "managedFields", Value::Null);
+        // PrepareForUpdate: the main resource keeps the old status; the status subresource
+        // keeps the old spec and labels.
         if res == Resource::Deployment {
-            let status = old.get("status").cloned().unwrap_or(Value::Null);
+            let key = if ctx.sub == "status" {
+                "spec"
+            } else {
+                "status"
+            };
+            let v = old.get(key).cloned().unwrap_or(Value::Null);
             if let Some(o) = obj.as_object_mut() {
-                o.insert("status".into(), status);
+                o.insert(key.into(), v);
+            }
+            if ctx.sub == "status" {
+                let labels = old.get("metadata").and_then(|m| m.get("labels")).cloned();
+                set_meta(&mut obj, "labels", labels.unwrap_or(Value::Null));
             }
         }
         let errs = meta::validate(&res, &obj, Some(&old));
@@ -593,11 +623,15 @@ impl Store {
             return Err(status::invalid_object(&res, &r.name, &errs));
         }
         let mut obj = meta::canonicalize(&res, &obj);
-        let generation = meta::generation_after_update(&res, &old, &obj);
-        set_meta(&mut obj, "generation", generation);
+        if ctx.sub.is_empty() {
+            // The status strategy bumps no generation (BeforeUpdate kept the old one).
+            let generation = meta::generation_after_update(&res, &old, &obj);
+            set_meta(&mut obj, "generation", generation);
+        }
         let managers = match own {
-            Ownership::Update => fields::after_update(
+            Ownership::Update => fields::after_update_to(
                 &res,
+                ctx.sub,
                 &entry.managers,
                 Some(&old),
                 &obj,
@@ -759,6 +793,7 @@ impl Store {
             resource: resource.clone(),
             namespace: namespace.to_string(),
             name: None,
+            status: false,
             field_manager: None,
             force: None,
             query: Default::default(),

@@ -1,5 +1,6 @@
 //! Request paths: `/api/v1/namespaces/NS/{configmaps,secrets}[/NAME]`,
-//! `/apis/apps/v1/namespaces/NS/deployments[/NAME]`,
+//! `/apis/apps/v1/namespaces/NS/deployments[/NAME[/status]]` (a Deployment's status
+//! subresource),
 //! `/apis/GROUP/v1/namespaces/NS/PLURAL[/NAME]` (GROUP has a dot), the lists of every namespace
 //! (`/api/v1/configmaps`, `/api/v1/secrets`, `/apis/apps/v1/deployments`, `/apis/GROUP/v1/PLURAL`)
 //! and the cluster-scoped Namespaces (`/api/v1/namespaces[/NAME]`), with the query parameters
@@ -41,6 +42,8 @@ pub(crate) struct Target {
     /// every namespace (`/api/v1/configmaps`).
     pub namespace: String,
     pub name: Option<String>,
+    /// The request addresses the object's `status` subresource (`…/deployments/NAME/status`).
+    pub status: bool,
     pub field_manager: Option<String>,
     /// `Some` when `force` was given at all (even `force=false`, as `PatchOptions.Force` is a
     /// pointer); the value is the parsed boolean.
@@ -151,9 +154,13 @@ pub(crate) fn parse(full: &str) -> Result<Target, Response> {
         }
         _ => return Err(status::path_not_found()),
     };
-    let name = match name {
-        [] => None,
-        [n] if !n.is_empty() => Some((*n).to_string()),
+    let (name, status) = match name {
+        [] => (None, false),
+        [n] if !n.is_empty() => (Some((*n).to_string()), false),
+        // The only subresource the store serves (the apiserver's `deployments/status`).
+        [n, "status"] if !n.is_empty() && resource == Resource::Deployment => {
+            (Some((*n).to_string()), true)
+        }
         _ => return Err(status::path_not_found()),
     };
     let mut field_manager = None;
@@ -198,6 +205,7 @@ pub(crate) fn parse(full: &str) -> Result<Target, Response> {
         resource,
         namespace: namespace.to_string(),
         name,
+        status,
         field_manager,
         force,
         query: q,
@@ -255,6 +263,17 @@ mod tests {
         assert!(parse("/api/v1/namespaces/a/status").is_err());
         assert!(parse("/apis/apps/v1/namespaces/default/replicasets/x").is_err());
         assert!(parse("/api/v1/namespaces/default/configmaps/a/b").is_err());
+        let t = parse("/apis/apps/v1/namespaces/default/deployments/web/status").unwrap();
+        assert_eq!((t.name.as_deref(), t.status), (Some("web"), true));
+        assert!(
+            !parse("/apis/apps/v1/namespaces/default/deployments/web")
+                .unwrap()
+                .status
+        );
+        assert!(parse("/api/v1/namespaces/default/configmaps/a/status").is_err());
+        assert!(parse("/apis/apps/v1/namespaces/default/deployments/web/scale").is_err());
+        assert!(parse("/apis/apps/v1/namespaces/default/deployments//status").is_err());
+        assert!(parse("/apis/example.com/v1/namespaces/default/widgets/w/status").is_err());
         assert!(parse("").is_err());
         assert!(parse("%%%?&&=").is_err());
         assert_eq!(

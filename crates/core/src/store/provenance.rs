@@ -11,7 +11,12 @@
 //!   written with the value it already has **keeps its old provenance** (nothing was lost or
 //!   learnt); removed leaves lose their provenance.
 //! - A write's lost updates are the leaves it changes or removes whose current value was
-//!   written by another writer at a revision after the write's base.
+//!   written by another writer at a revision after the write's base. An array changed so that
+//!   it still holds every element it held (as many times; order aside) lost nothing: a
+//!   strategic merge or a server-side apply that adds a finalizer or a condition keeps the
+//!   others. (Whole arrays keep one provenance: after such a merge the array is the merging
+//!   writer's, and a write that changes one element of an array someone else wrote last counts
+//!   as overwriting that writer's array.)
 //! - A delete loses at most one update, reported with path `""`: the latest write to the object
 //!   by another writer after the deleter's base (any write counts, including one that only
 //!   removed fields).
@@ -125,8 +130,10 @@ pub(crate) fn track(
                     out.insert(path.clone(), p.clone());
                 }
             }
-            Some(_) => {
-                check(path);
+            Some(old_v) => {
+                if !keeps_every_element(old_v, v) {
+                    check(path);
+                }
                 out.insert(path.clone(), fresh(actor, revision));
             }
             None => {
@@ -140,6 +147,21 @@ pub(crate) fn track(
         }
     }
     (out, lost)
+}
+
+/// `new` is an array holding every element of the array `old`, each as many times.
+fn keeps_every_element(old: &Value, new: &Value) -> bool {
+    let (Value::Array(old), Value::Array(new)) = (old, new) else {
+        return false;
+    };
+    let mut taken = vec![false; new.len()];
+    old.iter().all(|x| {
+        let found = (0..new.len()).find(|&i| !taken[i] && new[i] == *x);
+        if let Some(i) = found {
+            taken[i] = true;
+        }
+        found.is_some()
+    })
 }
 
 fn fresh(actor: &Actor, revision: u64) -> Provenance {
@@ -175,6 +197,37 @@ pub(crate) fn lost_on_delete(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_array_that_keeps_every_element_loses_nothing() {
+        let a = |v: Value| json!({"metadata": {"finalizers": v}});
+        let prov = VecMap::from_vec(vec![(
+            "metadata.finalizers".to_string(),
+            Provenance {
+                writer: "w".into(),
+                revision: 2,
+            },
+        )]);
+        let x = Actor {
+            name: "x".into(),
+            base_revision: 1,
+        };
+        let lost = |old: Value, new: Value| track(&prov, Some(&a(old)), &a(new), &x, 3, "o").1;
+        assert!(lost(json!(["w"]), json!(["w", "x"])).is_empty());
+        assert!(lost(json!(["w", "v"]), json!(["x", "v", "w"])).is_empty());
+        assert_eq!(lost(json!(["w"]), json!(["x"])).len(), 1);
+        assert_eq!(lost(json!(["w", "w"]), json!(["w", "x"])).len(), 1);
+        assert_eq!(lost(json!(["w"]), json!("w")).len(), 1);
+        let (p, _) = track(
+            &prov,
+            Some(&a(json!(["w"]))),
+            &a(json!(["w", "x"])),
+            &x,
+            3,
+            "o",
+        );
+        assert_eq!(p.get("metadata.finalizers").map(|p| p.revision), Some(3));
+    }
 
     #[test]
     fn paths_in_scenario_syntax() {

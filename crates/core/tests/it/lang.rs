@@ -55,10 +55,10 @@ fn seed_story_parses() {
     let body = &s.clients[1].body;
     assert_eq!(body.len(), 3);
     assert!(
-        matches!(&body[0].kind, StmtKind::Get { var, target } if var == "obj" && target.name == "my-config")
+        matches!(&body[0].kind, StmtKind::Get { var, target, .. } if var == "obj" && target.name == "my-config")
     );
     assert_eq!(body[1].text, "obj.data.key = \"from-bob\"");
-    assert!(matches!(&body[2].kind, StmtKind::Update { var } if var == "obj"));
+    assert!(matches!(&body[2].kind, StmtKind::Update { var, .. } if var == "obj"));
     assert_eq!(s.schedule.as_ref().map(|(t, _)| t.as_str()), Some("abaabb"));
     assert_eq!(s.expectations.len(), 1);
     assert_eq!(s.expectations[0].kind, ExpectKind::NoLostUpdates);
@@ -197,8 +197,8 @@ fn every_statement_form_parses() {
         &value.kind,
         ExprKind::Binary { op: BinOp::Add, .. }
     ));
-    assert!(matches!(kinds[3], StmtKind::Update { var } if var == "obj"));
-    assert!(matches!(kinds[4], StmtKind::Update { var } if var == "obj"));
+    assert!(matches!(kinds[3], StmtKind::Update { var, .. } if var == "obj"));
+    assert!(matches!(kinds[4], StmtKind::Update { var, .. } if var == "obj"));
     let StmtKind::Assign { path, value, .. } = kinds[5] else {
         panic!("assign")
     };
@@ -776,4 +776,73 @@ proptest::proptest! {
     fn schedule_line_and_token_agree(token in "[a-d0-9 x]{0,10}|[ab]{1,2}[0-9]{3,6}[ab][0-9]{3,6}") {
         proptest::prop_assert!(schedule_line_agrees(&token).is_ok(), "{:?}", schedule_line_agrees(&token));
     }
+}
+
+#[test]
+fn the_status_suffix_addresses_a_deployments_status_subresource() {
+    let s = ok(r#"
+object deployment/web
+client a:
+    d = get deployment/web in team-a status
+    d.status.replicas = 1
+    update d status
+    patch deployment/web status merge {status: {replicas: 2}}
+    apply deployment/web status {status: {replicas: 3}} as ctrl force
+    status = {status: {}}
+    apply deployment/web status as ctrl
+    get2 = get deployment/web
+"#);
+    let kinds: Vec<&StmtKind> = s.clients[0].body.iter().map(|s| &s.kind).collect();
+    assert!(
+        matches!(kinds[0], StmtKind::Get { status: true, target, .. } if target.namespace == "team-a")
+    );
+    assert!(matches!(kinds[2], StmtKind::Update { var, status: true } if var == "d"));
+    assert!(matches!(
+        kinds[3],
+        StmtKind::Patch {
+            status: true,
+            patch_type: PatchType::Merge,
+            ..
+        }
+    ));
+    assert!(matches!(
+        kinds[4],
+        StmtKind::Apply {
+            status: true,
+            force: true,
+            ..
+        }
+    ));
+    // `status` right before `as` is the applied body (a variable), not the suffix.
+    assert!(
+        matches!(kinds[6], StmtKind::Apply { status: false, body, .. }
+        if matches!(&body.kind, ExprKind::Var { name, .. } if name == "status"))
+    );
+    assert!(matches!(kinds[7], StmtKind::Get { status: false, .. }));
+    // Only Deployments have the subresource.
+    let e = errors("client a:\n    patch configmap/c status merge {}\n");
+    assert!(e.contains("`configmap` has no status subresource"), "{e}");
+    // An undefined variable before `status` is pointed at exactly.
+    let e = errors("client a:\n    update d status\n");
+    assert!(
+        e.contains("2 |     update d status\n  |            ^"),
+        "{e}"
+    );
+    // Highlighting: the suffix is a keyword, a path's `status` is not.
+    use rvlab_core::lang::{highlight, TokenClass as C};
+    let src =
+        "client a:\n    update d status\n    d.status.x = 1\n    patch deploy/w status merge {}\n";
+    let classes: Vec<(&str, C)> = highlight(src)
+        .into_iter()
+        .map(|(s, c)| (&src[s.start as usize..s.end as usize], c))
+        .filter(|(t, _)| *t == "status")
+        .collect();
+    assert_eq!(
+        classes,
+        [
+            ("status", C::Keyword),
+            ("status", C::Identifier),
+            ("status", C::Keyword)
+        ]
+    );
 }

@@ -8,6 +8,7 @@ mod exercises;
 mod explore;
 mod lang;
 mod narration;
+mod status;
 mod store;
 // The API server's surface (the `api` feature, on by default; the page builds without it).
 #[cfg(feature = "api")]

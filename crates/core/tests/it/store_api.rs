@@ -156,7 +156,7 @@ fn custom_resource_lists_are_unstructured_with_every_key_sorted() {
     assert_eq!(
         text(&o),
         format!(
-            r#"{{"apiVersion":"example.com/v1","items":[{{"apiVersion":"example.com/v1","kind":"Widget","metadata":{{"creationTimestamp":"2026-01-01T00:00:00Z","generation":1,"managedFields":[{{"apiVersion":"example.com/v1","fieldsType":"FieldsV1","fieldsV1":{{"f:spec":{{"f:size":{{}}}}}},"manager":"setup","operation":"Update","time":"2026-01-01T00:00:00Z"}}],"name":"w1","namespace":"team-a","resourceVersion":"1","uid":"{u}"}},"spec":{{"size":1}}}}],"kind":"WidgetList","metadata":{{"resourceVersion":"1"}}}}"#
+            r#"{{"apiVersion":"example.com/v1","items":[{{"apiVersion":"example.com/v1","kind":"Widget","metadata":{{"creationTimestamp":"2026-01-01T00:00:00Z","generation":1,"managedFields":[{{"apiVersion":"example.com/v1","fieldsType":"FieldsV1","fieldsV1":{{"f:spec":{{".":{{}},"f:size":{{}}}}}},"manager":"setup","operation":"Update","time":"2026-01-01T00:00:00Z"}}],"name":"w1","namespace":"team-a","resourceVersion":"1","uid":"{u}"}},"spec":{{"size":1}}}}],"kind":"WidgetList","metadata":{{"resourceVersion":"1"}}}}"#
         )
     );
 }

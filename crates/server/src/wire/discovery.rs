@@ -287,8 +287,25 @@ fn aggregated_resource(s: &Served) -> Value {
     if !s.categories.is_empty() {
         r["categories"] = json!(s.categories);
     }
+    if !s.subresources.is_empty() {
+        let subs: Vec<Value> = s
+            .subresources
+            .iter()
+            .map(|sub| {
+                json!({
+                    "subresource": sub,
+                    "responseKind": {"group": "", "version": "", "kind": s.kind},
+                    "verbs": SUBRESOURCE_VERBS,
+                })
+            })
+            .collect();
+        r["subresources"] = json!(subs);
+    }
     r
 }
+
+/// The verbs of a status subresource (apis__apps__v1.json: `deployments/status`).
+const SUBRESOURCE_VERBS: [&str; 3] = ["get", "patch", "update"];
 
 fn api_versions(served: &[Served], server_address: Option<&str>) -> Reply {
     let versions: Vec<&str> = core_group(served)
@@ -343,7 +360,7 @@ fn resource_list(group: Option<&str>, version: &str, resources: &[&Served]) -> R
     sorted.sort_by(|a, b| a.resource.cmp(&b.resource));
     let items: Vec<Value> = sorted
         .iter()
-        .map(|s| {
+        .flat_map(|s| {
             let mut r = json!({
                 "name": s.resource,
                 "singularName": s.singular,
@@ -358,7 +375,18 @@ fn resource_list(group: Option<&str>, version: &str, resources: &[&Served]) -> R
                 r["categories"] = json!(s.categories);
             }
             r["storageVersionHash"] = json!(s.storage_version_hash());
-            r
+            // Its subresources follow it (`deployments/status` sorts right after
+            // `deployments`), without a storage version hash (apis__apps__v1.json).
+            let subs = s.subresources.iter().map(|sub| {
+                json!({
+                    "name": format!("{}/{sub}", s.resource),
+                    "singularName": "",
+                    "namespaced": s.namespaced,
+                    "kind": s.kind,
+                    "verbs": SUBRESOURCE_VERBS,
+                })
+            });
+            std::iter::once(r).chain(subs)
         })
         .collect();
     let body = match group {
@@ -463,7 +491,7 @@ mod tests {
             format!(
                 concat!(
                     r#"{{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{{}},"items":["#,
-                    r#"{{"metadata":{{"creationTimestamp":null,"name":"apps"}},"versions":[{{"version":"v1","resources":[{{"resource":"deployments","responseKind":{{"group":"","version":"","kind":"Deployment"}},"scope":"Namespaced","singularResource":"deployment","verbs":{all},"shortNames":["deploy"],"categories":["all"]}}],"freshness":"Current"}}]}},"#,
+                    r#"{{"metadata":{{"creationTimestamp":null,"name":"apps"}},"versions":[{{"version":"v1","resources":[{{"resource":"deployments","responseKind":{{"group":"","version":"","kind":"Deployment"}},"scope":"Namespaced","singularResource":"deployment","verbs":{all},"shortNames":["deploy"],"categories":["all"],"subresources":[{{"subresource":"status","responseKind":{{"group":"","version":"","kind":"Deployment"}},"verbs":["get","patch","update"]}}]}}],"freshness":"Current"}}]}},"#,
                     r#"{{"metadata":{{"creationTimestamp":null,"name":"acme.io"}},"versions":[{{"version":"v1","resources":[{{"resource":"gadgets","responseKind":{{"group":"","version":"","kind":"Gadget"}},"scope":"Namespaced","singularResource":"gadget","verbs":{all}}}],"freshness":"Current"}}]}},"#,
                     r#"{{"metadata":{{"creationTimestamp":null,"name":"example.com"}},"versions":[{{"version":"v1","resources":[{{"resource":"widgets","responseKind":{{"group":"","version":"","kind":"Widget"}},"scope":"Namespaced","singularResource":"widget","verbs":{all}}}],"freshness":"Current"}}]}}"#,
                     r#"]}}"#
@@ -548,7 +576,8 @@ mod tests {
             format!(
                 concat!(
                     r#"{{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"apps/v1","resources":["#,
-                    r#"{{"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":{all},"shortNames":["deploy"],"categories":["all"],"storageVersionHash":"8aSe+NMegvE="}}"#,
+                    r#"{{"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":{all},"shortNames":["deploy"],"categories":["all"],"storageVersionHash":"8aSe+NMegvE="}},"#,
+                    r#"{{"name":"deployments/status","singularName":"","namespaced":true,"kind":"Deployment","verbs":["get","patch","update"]}}"#,
                     r#"]}}"#
                 ),
                 all = all

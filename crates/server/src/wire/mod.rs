@@ -120,6 +120,9 @@ pub struct Served {
     pub verbs: Vec<String>,
     /// `["all"]` for deployments; empty for the others served here.
     pub categories: Vec<String>,
+    /// The subresources served (`["status"]` for deployments), each with the verbs get,
+    /// patch and update and the resource's own kind.
+    pub subresources: Vec<String>,
 }
 
 /// The verbs of a resource with every REST operation (configmaps, secrets, deployments, a
@@ -154,6 +157,7 @@ impl Served {
             short_names: Vec::new(),
             verbs: strings(&ALL_VERBS),
             categories: Vec::new(),
+            subresources: Vec::new(),
         }
     }
 
@@ -183,8 +187,8 @@ impl Served {
 
 /// The built-in resources rvlab serves, as the real apiserver (1.32) describes them in
 /// discovery: configmaps, secrets, namespaces (cluster-scoped) in the core group, deployments
-/// in `apps/v1`. Subresources (`deployments/status`, `namespaces/finalize`, …) are not listed:
-/// rvlab does not serve them.
+/// in `apps/v1`, with its `deployments/status`. Other subresources (`deployments/scale`,
+/// `namespaces/finalize`, …) are not listed: rvlab does not serve them.
 pub fn builtins() -> Vec<Served> {
     let make = |group: &str,
                 resource: &str,
@@ -203,7 +207,20 @@ pub fn builtins() -> Vec<Served> {
         short_names: strings(short_names),
         verbs: strings(verbs),
         categories: strings(categories),
+        subresources: Vec::new(),
     };
+    let mut deployments = make(
+        "apps",
+        "deployments",
+        "deployment",
+        "Deployment",
+        true,
+        &["deploy"],
+        &ALL_VERBS,
+        &["all"],
+    );
+    // The store serves a Deployment's status subresource (GET, PUT, PATCH).
+    deployments.subresources = strings(&["status"]);
     vec![
         make(
             "",
@@ -238,16 +255,7 @@ pub fn builtins() -> Vec<Served> {
             ],
             &[],
         ),
-        make(
-            "apps",
-            "deployments",
-            "deployment",
-            "Deployment",
-            true,
-            &["deploy"],
-            &ALL_VERBS,
-            &["all"],
-        ),
+        deployments,
     ]
 }
 

@@ -5,6 +5,7 @@ use crate::lang::ast::*;
 use crate::lang::diagnostic::{did_you_mean, Diagnostic};
 use crate::lang::keywords::{self, is_reserved, CLIENT_STATEMENTS, TOP_LEVEL};
 use crate::lang::lexer::{Punct, Tok};
+use crate::store::{ObjectRef, Resource};
 
 impl Parser<'_> {
     pub(super) fn client(&mut self) -> PResult<()> {
@@ -141,8 +142,9 @@ impl Parser<'_> {
             "update" | "replace" => {
                 self.advance();
                 let var = self.var_name("the variable holding the object to send")?;
+                let status = self.eat_word("status");
                 self.expect_end()?;
-                Ok(self.finish(StmtKind::Update { var }, t.span))
+                Ok(self.finish(StmtKind::Update { var, status }, t.span))
             }
             "create" | "patch" | "apply" => {
                 let kind = self.request(None)?;
@@ -266,7 +268,12 @@ impl Parser<'_> {
             Tok::Word(w) if path.is_empty() && w == "get" => {
                 self.advance();
                 let target = self.object_ref()?;
-                StmtKind::Get { var, target }
+                let status = self.status_suffix(&target, false)?;
+                StmtKind::Get {
+                    var,
+                    target,
+                    status,
+                }
             }
             Tok::Word(w)
                 if path.is_empty() && matches!(w.as_str(), "create" | "patch" | "apply") =>
@@ -292,13 +299,42 @@ impl Parser<'_> {
         Ok(self.stmt(kind, start))
     }
 
-    /// `create REF [BODY]`, `patch REF TYPE BODY`, `apply REF BODY as MANAGER [force]`.
+    /// The `status` after a reference (the status subresource), which only Deployments have.
+    /// With `before_as`, a `status` directly followed by `as` is an apply's body (a variable).
+    fn status_suffix(&mut self, target: &ObjectRef, before_as: bool) -> PResult<bool> {
+        if !self.at_word("status")
+            || (before_as && matches!(self.peek_n(1), Tok::Word(w) if w == "as"))
+        {
+            return Ok(false);
+        }
+        let span = self.bump().span;
+        if target.resource != Resource::Deployment {
+            return Err(self.fail(
+                Diagnostic::error(
+                    span,
+                    format!("`{}` has no status subresource", target.resource.short()),
+                )
+                .with_hint(
+                    "of the resources here, only deployments have one (`deployment/NAME status`)",
+                ),
+            ));
+        }
+        Ok(true)
+    }
+
+    /// `create REF [BODY]`, `patch REF [status] TYPE BODY`,
+    /// `apply REF [status] BODY as MANAGER [force]`.
     pub(super) fn request(&mut self, var: Option<String>) -> PResult<StmtKind> {
         let kw = self.bump();
         let Tok::Word(w) = &kw.tok else {
             return Err(Fail);
         };
         let target = self.object_ref()?;
+        let status = match w.as_str() {
+            "create" => false,
+            "patch" => self.status_suffix(&target, false)?,
+            _ => self.status_suffix(&target, true)?,
+        };
         match w.as_str() {
             "create" => {
                 let body = if self.at_eol() {
@@ -329,6 +365,7 @@ impl Parser<'_> {
                 Ok(StmtKind::Patch {
                     var,
                     target,
+                    status,
                     patch_type,
                     body,
                 })
@@ -356,6 +393,7 @@ impl Parser<'_> {
                 Ok(StmtKind::Apply {
                     var,
                     target,
+                    status,
                     body,
                     manager,
                     force,
