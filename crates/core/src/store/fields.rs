@@ -25,6 +25,11 @@
 //! (`force` takes it). A create's old object is the kind's empty typed object (a Deployment's
 //! `spec.template.spec.containers: null`, …), as the apiserver's `scope.Creater.New`.
 //! `metadata` system fields, `kind`, `apiVersion` and a Deployment's `status` are not tracked.
+//! An explicit `null` in an applied configuration is applied as structured-merge-diff does
+//! (`ruleKeepRHS`: the merged field is `null`, and owned); the store's canonical form then
+//! decides what a `null` becomes (`""` for a ConfigMap's data value, dropped at the top of a
+//! Deployment's spec). Not modelled: the apiserver's decoding of `null` into a typed object
+//! for other fields (a `null` label value stays `null` here, `""` there).
 //!
 //! **Subresources.** A write to a Deployment's `status` subresource is managed by its own
 //! manager entry (`"subresource": "status"`; a manager is its name, operation, subresource and,
@@ -342,6 +347,8 @@ fn to_set(at: At, v: &Value, path: &mut FieldPath, out: &mut FieldSet) {
                 }
             }
         },
+        // A null root has no field (below a struct or map the parent owns a null).
+        (Nk::Leaf, Value::Null) if path.is_empty() => {}
         (Nk::Leaf, _) => out.insert(path.clone()),
         _ => {}
     }
@@ -719,14 +726,14 @@ impl Typed<'_> {
         ms: &mut [Manager],
         me: Option<usize>,
         force: bool,
-    ) -> Result<Cmp, Vec<(String, String, String)>> {
+    ) -> Result<Cmp, Conflicts> {
         let c = self.cmp(live, new);
         let changed = union(&c.modified, &c.added);
         let mut conflicts = Vec::new();
         for (i, m) in ms.iter().enumerate() {
             if Some(i) != me {
                 for p in iterate_order(m.set.intersection(&changed).collect()) {
-                    conflicts.push((m.identifier(), m.printed(), path_string(p)));
+                    conflicts.push((i, path_string(p)));
                 }
             }
         }
@@ -762,7 +769,7 @@ impl Typed<'_> {
     }
 
     /// `Updater.Apply` of `cfg` by `ms[me]` (pushed by the caller when new): the merged
-    /// object, or the conflicts.
+    /// object, or the conflicts (`ms` is then unchanged).
     pub(crate) fn apply_by(
         &self,
         live: &Value,
@@ -770,12 +777,13 @@ impl Typed<'_> {
         ms: &mut [Manager],
         me: usize,
         force: bool,
-    ) -> Result<Value, Response> {
+    ) -> Result<Value, Conflicts> {
         let merged = merge_at(self.at, Some(live), Some(cfg)).unwrap_or(Value::Null);
-        let last = std::mem::replace(&mut ms[me].set, self.set(cfg));
-        let merged = self.prune(merged, ms, &last);
-        self.update(live, &merged, ms, Some(me), force)
-            .map_err(conflict_error)?;
+        let mut next = ms.to_vec();
+        let last = std::mem::replace(&mut next[me].set, self.set(cfg));
+        let merged = self.prune(merged, &next, &last);
+        self.update(live, &merged, &mut next, Some(me), force)?;
+        ms.clone_from_slice(&next);
         Ok(merged)
     }
 
@@ -801,6 +809,9 @@ impl Typed<'_> {
         self.remove(&merged, &dangling)
     }
 }
+
+/// Conflicts: the manager (an index) and the path, in `ConflictsFromManagers` order.
+pub(crate) type Conflicts = Vec<(usize, String)>;
 
 /// `Set.Iterate` order: at each level the members, then the children.
 fn iterate_order(mut ps: Vec<&FieldPath>) -> Vec<&FieldPath> {
@@ -976,7 +987,9 @@ pub(crate) fn apply_to(
             out.len() - 1
         }
     };
-    let object = typed(res, sub).apply_by(live, cfg, &mut out, me, force)?;
+    let object = typed(res, sub)
+        .apply_by(live, cfg, &mut out, me, force)
+        .map_err(|c| conflict_error(&out, c))?;
     out[me].api_version = api;
     out[me].time = now.into();
     out.retain(|m| !m.set.is_empty());
@@ -1009,7 +1022,11 @@ pub(crate) fn created_by_apply(
     }
 }
 
-fn conflict_error(mut conflicts: Vec<(String, String, String)>) -> Response {
+fn conflict_error(ms: &[Manager], conflicts: Conflicts) -> Response {
+    let mut conflicts: Vec<(String, String, String)> = conflicts
+        .into_iter()
+        .map(|(i, p)| (ms[i].identifier(), ms[i].printed(), p))
+        .collect();
     // Managers sorted by identifier; paths in set order within a manager (stable sort).
     crate::sort::sort_by(&mut conflicts, |a, b| a.0.cmp(&b.0));
     let causes = conflicts
@@ -1119,6 +1136,9 @@ pub(crate) fn same_ignoring_time(a: &[Manager], b: &[Manager]) -> bool {
             })
         })
 }
+
+#[cfg(test)]
+mod smd;
 
 #[cfg(test)]
 mod tests {
@@ -1294,7 +1314,7 @@ type core.v1.ContainerPort
             .err()
             .unwrap();
         assert_eq!(
-            msg(e),
+            msg(conflict_error(&ms, e)),
             r#"Apply failed with 1 conflict: conflict with "A": .spec.template.spec.containers[name="app"].ports[containerPort=80,protocol="TCP"].name"#
         );
         let both = t.apply_by(&live, &udp, &mut ms, 1, true).unwrap();
@@ -1310,7 +1330,7 @@ type core.v1.ContainerPort
             .err()
             .unwrap();
         assert_eq!(
-            msg(e),
+            msg(conflict_error(&ms, e)),
             r#"Apply failed with 1 conflict: conflict with "A": .spec.selector"#
         );
     }

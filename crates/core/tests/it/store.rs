@@ -1626,3 +1626,61 @@ proptest! {
         prop_assert_eq!(o.revision.is_some(), w.store.revision() == 4);
     }
 }
+
+fn managed_by<'a>(o: &'a Outcome, who: &str) -> Option<&'a Value> {
+    o.response.body["metadata"]["managedFields"]
+        .as_array()?
+        .iter()
+        .find(|m| m["manager"] == who)
+        .map(|m| &m["fieldsV1"])
+}
+
+#[test]
+fn s3_1_each_applier_owns_its_own_finalizers() {
+    let mut w = World::new();
+    let p = format!("{CM}/c");
+    let cfg = |fin: Value| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "finalizers": fin}});
+    let o = w.apply("a", &p, cfg(json!(["x.io/a1", "x.io/a2"])), false);
+    assert_eq!(o.response.code, 201);
+    // B applies one more finalizer: no conflict (a set: each value its own field).
+    let o = w.apply("b", &p, cfg(json!(["x.io/b"])), false);
+    assert_eq!(o.response.code, 200);
+    assert_eq!(
+        o.response.body["metadata"]["finalizers"],
+        json!(["x.io/a1", "x.io/a2", "x.io/b"])
+    );
+    assert_eq!(
+        managed_by(&o, "b"),
+        Some(&json!({"f:metadata": {"f:finalizers": {"v:\"x.io/b\"": {}}}}))
+    );
+    assert_eq!(
+        managed_by(&o, "a"),
+        Some(&json!({"f:metadata": {"f:finalizers": {"v:\"x.io/a1\"": {}, "v:\"x.io/a2\"": {}}}}))
+    );
+    // B no longer applies it: only B's finalizer goes, and B with it.
+    let o = w.apply(
+        "b",
+        &p,
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}),
+        false,
+    );
+    assert_eq!(o.response.code, 200);
+    assert_eq!(
+        o.response.body["metadata"]["finalizers"],
+        json!(["x.io/a1", "x.io/a2"])
+    );
+    assert_eq!(managed_by(&o, "b"), None);
+}
+
+#[test]
+fn s3_1_ports_are_keyed_by_port_and_defaulted_protocol_and_the_selector_is_atomic() {
+    let mut w = World::new();
+    let o = w.post("kubectl-create", DEPLOY, json!({"metadata": {"name": "web"}, "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "app", "image": "a", "ports": [{"containerPort": 80}]}]}}}}));
+    assert_eq!(o.response.code, 201, "{}", o.response.body);
+    let f = managed_by(&o, "kubectl-create").unwrap();
+    assert_eq!(f["f:spec"]["f:selector"], json!({}));
+    assert_eq!(
+        f["f:spec"]["f:template"]["f:spec"]["f:containers"]["k:{\"name\":\"app\"}"]["f:ports"],
+        json!({".": {}, "k:{\"containerPort\":80,\"protocol\":\"TCP\"}": {".": {}, "f:containerPort": {}}})
+    );
+}
