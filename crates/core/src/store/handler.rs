@@ -482,10 +482,9 @@ impl Store {
         let Some(entry) = self.objects.get(&r) else {
             return Err(status::not_found(res, name));
         };
-        let patched = patch::apply_patch(res, ty, &entry.object, body)?;
+        let (patched, smp) = patch::apply_patch(res, ty, &entry.object, body)?;
         let warnings = if meta::decode_check(res, &patched).is_ok() {
-            let smp = (ty == PatchType::Strategic).then_some(body);
-            strict::check_patched(res, smp, &patched, strict::directive(&req.path))?
+            strict::check_patched(res, smp.as_ref(), &patched, strict::directive(&req.path))?
         } else {
             Vec::new()
         };

@@ -45,7 +45,8 @@
 //! - `status`: Status bodies ([`status_reason`], [`is_conflict`] are public);
 //! - `meta`: timestamps, resourceVersion parsing, JSON field order, decoding (400) and
 //!   validation (422) checks, `generation`;
-//! - `patch`: JSON, merge and strategic merge patches;
+//! - `patch`: JSON, merge and strategic merge patches; `strategic`: apimachinery's strategic
+//!   merge patch (apply) on `schema`'s facts;
 //! - `fields`: `managedFields` (FieldsV1) and server-side apply;
 //! - `provenance`: who wrote each leaf, and lost updates (scenario-language.md §6);
 //! - `strict`: `fieldValidation` (unknown fields: Strict 400/422, Warn warnings, Ignore);
@@ -91,6 +92,8 @@ pub(crate) mod status;
 #[allow(dead_code)]
 mod schema;
 mod strategic;
+// Strategic merge patch creation for `kubectl apply` (used by the scenarios' kubectl, issue #14).
+#[allow(dead_code)]
 mod strategic_create;
 mod strict;
 pub mod table;

@@ -54,13 +54,14 @@ pub(crate) fn accepted(res: &Resource) -> &'static [&'static str] {
     }
 }
 
-/// Applies a JSON, merge or strategic patch to `doc`.
+/// Applies a JSON, merge or strategic patch to `doc`; with a strategic one, also the patch as
+/// apimachinery leaves it (what a strict decoding error prints).
 pub(crate) fn apply_patch(
     res: &Resource,
     ty: PatchType,
     doc: &Value,
     patch: &Value,
-) -> Result<Value, Response> {
+) -> Result<(Value, Option<Value>), Response> {
     match ty {
         PatchType::Json => {
             let Value::Array(ops) = patch else {
@@ -78,7 +79,7 @@ pub(crate) fn apply_patch(
             let ops = json_patch_ops(ops).ok_or_else(status::patch_apply_error)?;
             let mut out = doc.clone();
             json_patch::patch(&mut out, &ops).map_err(|_| status::patch_apply_error())?;
-            Ok(out)
+            Ok((out, None))
         }
         PatchType::Merge => {
             if !patch.is_object() {
@@ -86,18 +87,20 @@ pub(crate) fn apply_patch(
             }
             let mut out = doc.clone();
             json_patch::merge(&mut out, patch);
-            Ok(out)
+            Ok((out, None))
         }
         PatchType::Strategic => {
-            let Value::Object(p) = patch else {
+            let Value::Object(mut p) = patch.clone() else {
                 return Err(status::bad_request(&format!(
                     "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
                     json_type(patch)
                 )));
             };
-            strategic::apply(doc, p, schema::builtin().root(&res.kind())).map_err(|e| e.response())
+            let out = strategic::apply_mut(doc, &mut p, schema::builtin().root(&res.kind()))
+                .map_err(|e| e.response())?;
+            Ok((out, Some(Value::Object(p))))
         }
-        PatchType::Apply => Ok(patch.clone()),
+        PatchType::Apply => Ok((patch.clone(), None)),
     }
 }
 
@@ -187,7 +190,10 @@ mod tests {
             {"name": "app", "image": "a:1"}, {"name": "side", "image": "s:1"}]}}}});
         let patch = json!({"spec": {"template": {"spec": {"containers": [
             {"name": "app", "image": "a:2"}, {"name": "side", "$patch": "delete"}, {"name": "new", "image": "n"}]}}}});
-        let out = apply_patch(&Resource::Deployment, PatchType::Strategic, &doc, &patch).unwrap();
+        let (out, left) =
+            apply_patch(&Resource::Deployment, PatchType::Strategic, &doc, &patch).unwrap();
+        // Go's merge leaves the patch's merged items in it (what a strict error prints).
+        assert_eq!(left.as_ref(), Some(&patch));
         assert_eq!(
             out["spec"]["template"]["spec"]["containers"],
             json!([{"name": "app", "image": "a:2"}, {"name": "new", "image": "n"}])
@@ -198,7 +204,8 @@ mod tests {
             &json!({"data": {"a": "1", "b": "2"}}),
             &json!({"data": {"a": null, "c": "3"}}),
         )
-        .unwrap();
+        .unwrap()
+        .0;
         assert_eq!(out, json!({"data": {"b": "2", "c": "3"}}));
         let out = apply_patch(
             &Resource::ConfigMap,
@@ -206,7 +213,8 @@ mod tests {
             &json!({"data": {"a": "1"}}),
             &json!({"data": {"$patch": "replace", "z": "9"}}),
         )
-        .unwrap();
+        .unwrap()
+        .0;
         assert_eq!(out, json!({"data": {"z": "9"}}));
     }
 
@@ -342,7 +350,9 @@ mod tests {
         );
         let ok = json!([{"op": "replace", "path": "/data/a", "value": "2"}]);
         assert_eq!(
-            apply_patch(&Resource::ConfigMap, PatchType::Json, &doc, &ok).unwrap(),
+            apply_patch(&Resource::ConfigMap, PatchType::Json, &doc, &ok)
+                .unwrap()
+                .0,
             json!({"data": {"a": "2"}})
         );
     }

@@ -82,10 +82,19 @@ impl Error {
     }
 }
 
-/// `StrategicMergeMapPatch(original, patch)` with the kind's schema.
+/// `StrategicMergeMapPatch(original, patch)` with the kind's schema (for tests: the store
+/// uses [`apply_mut`]).
+#[cfg(test)]
 pub(crate) fn apply(original: &Value, patch: &Obj, at: At) -> R<Value> {
+    apply_mut(original, &mut patch.clone(), at)
+}
+
+/// [`apply`], leaving `patch` as Go leaves its map (the function mutates it: directives it
+/// used deleted, `null`s and directive maps of new fields dropped), which the apiserver then
+/// prints in a strict decoding error.
+pub(crate) fn apply_mut(original: &Value, patch: &mut Obj, at: At) -> R<Value> {
     let o = original.as_object().cloned().unwrap_or_default();
-    merge_map(o, patch.clone(), at).map(Value::Object)
+    merge_map(o, patch, at).map(Value::Object)
 }
 
 /// Drops the `$` keys of every object but the schema's maps: what the apiserver's decoding into
@@ -256,13 +265,13 @@ fn kind_name(item: &At) -> &'static str {
 
 // ---- mergeMap ----
 
-fn merge_map(mut original: Obj, mut patch: Obj, at: At) -> R<Obj> {
+fn merge_map(mut original: Obj, patch: &mut Obj, at: At) -> R<Obj> {
     if let Some(d) = patch.get(MARKER) {
         // handleDirectiveInMergeMap
         return match d.as_str() {
             Some("replace") => {
                 patch.shift_remove(MARKER);
-                Ok(patch)
+                Ok(patch.clone())
             }
             Some("delete") => Ok(Obj::new()),
             _ => {
@@ -270,14 +279,18 @@ fn merge_map(mut original: Obj, mut patch: Obj, at: At) -> R<Obj> {
                 go_fmt(d, true, &mut s);
                 Err(Error::Other(format!(
                     "unknown patch type: {s} in map: {}",
-                    obj_v(&patch)
+                    obj_v(patch)
                 )))
             }
         };
     }
-    retain_keys(&mut original, &mut patch)?;
-    merge_order_lists(&mut original, &mut patch, &at)?;
-    for (k, pv) in patch {
+    retain_keys(&mut original, patch)?;
+    merge_order_lists(&mut original, patch, &at)?;
+    let keys: Vec<String> = patch.keys().cloned().collect();
+    for k in keys {
+        let Some(pv) = patch.get_mut(&k) else {
+            continue;
+        };
         // preprocessDeletionListForMerging
         let (k, delete_list) = if k.starts_with(DELETE_PREFIX) {
             let key = extract_key(&k, DELETE_PREFIX, BAD_PRIMITIVE)?;
@@ -291,8 +304,7 @@ fn merge_map(mut original: Obj, mut patch: Obj, at: At) -> R<Obj> {
         }
         let Some(ov) = original.get_mut(&k).map(std::mem::take) else {
             if !delete_list {
-                let mut pv = pv;
-                discard_nulls(&mut pv);
+                discard_nulls(pv);
                 if let Some(x) = remove_directives(pv) {
                     original.insert(k, x);
                 }
@@ -303,7 +315,7 @@ fn merge_map(mut original: Obj, mut patch: Obj, at: At) -> R<Obj> {
             (Value::Object(o), Value::Object(p)) => {
                 let sub = at.field(&k);
                 Some(Value::Object(if sub.patch_replace() {
-                    p
+                    p.clone()
                 } else {
                     merge_map(o, p, sub)?
                 }))
@@ -311,10 +323,10 @@ fn merge_map(mut original: Obj, mut patch: Obj, at: At) -> R<Obj> {
             (Value::Array(o), Value::Array(p)) => Some(Value::Array(
                 slice_handler(o, p, &at.field(&k), delete_list)?.0,
             )),
-            (o, p) if ty(&o) == ty(&p) => remove_directives(p),
+            (o, p) if ty(&o) == ty(p) => remove_directives(p),
             (o, _) if delete_list => Some(o),
-            (_, mut p) => {
-                discard_nulls(&mut p);
+            (_, p) => {
+                discard_nulls(p);
                 remove_directives(p)
             }
         };
@@ -349,19 +361,32 @@ fn discard_nulls(v: &mut Value) {
     }
 }
 
-/// `removeDirectives`: `None` for a map with `$patch` (dropped where it stands).
-fn remove_directives(v: Value) -> Option<Value> {
+/// `removeDirectives`: what to store (`None`: a map with `$patch`, dropped where it stands).
+/// Like Go, it cleans the maps of `v` in place, but a list `v` itself keeps its elements.
+fn remove_directives(v: &mut Value) -> Option<Value> {
     match v {
-        Value::Object(m) if m.contains_key(MARKER) => None,
-        Value::Object(m) => Some(Value::Object(
-            m.into_iter()
-                .filter_map(|(k, x)| remove_directives(x).map(|x| (k, x)))
+        Value::Array(a) => Some(Value::Array(
+            a.iter_mut()
+                .filter_map(|x| clean(x).then(|| x.clone()))
                 .collect(),
         )),
-        Value::Array(a) => Some(Value::Array(
-            a.into_iter().filter_map(remove_directives).collect(),
-        )),
-        x => Some(x),
+        x => clean(x).then(|| x.clone()),
+    }
+}
+
+/// `removeDirectives` in place: false for a map with `$patch`.
+fn clean(v: &mut Value) -> bool {
+    match v {
+        Value::Object(m) if m.contains_key(MARKER) => false,
+        Value::Object(m) => {
+            m.retain(|_, x| clean(x));
+            true
+        }
+        Value::Array(a) => {
+            a.retain_mut(clean);
+            true
+        }
+        _ => true,
     }
 }
 
@@ -414,11 +439,11 @@ fn merge_order_lists(original: &mut Obj, patch: &mut Obj, at: &At) -> R<()> {
         // `view` is the original list as Go still sees it (its array, its length).
         let (merged, view) = match (&o, &p) {
             (Some(o), None) => (o.clone(), o.clone()),
-            (None, Some(p)) => match remove_directives(Value::Array(p.clone())) {
+            (None, Some(p)) => match remove_directives(&mut Value::Array(p.clone())) {
                 Some(Value::Array(a)) => (a, Vec::new()),
                 _ => continue,
             },
-            (Some(o), Some(p)) => slice_handler(o.clone(), p.clone(), &sub, false)?,
+            (Some(o), Some(p)) => slice_handler(o.clone(), &mut p.clone(), &sub, false)?,
             (None, None) => continue,
         };
         let (items, server) = partition(merged, &order, mkey)?;
@@ -495,14 +520,14 @@ fn split_deletes(l: Vec<Value>) -> R<(Vec<Value>, Vec<Value>)> {
 /// `mergeSliceHandler`: the merged list and the original's array as Go then sees it.
 fn slice_handler(
     o: Vec<Value>,
-    p: Vec<Value>,
+    p: &mut [Value],
     at: &At,
     delete_list: bool,
 ) -> R<(Vec<Value>, Vec<Value>)> {
     if at.patch_merge() || delete_list {
         merge_slice(o, p, &at.item(), at.merge_key().unwrap_or(""), delete_list)
     } else {
-        Ok((p, o))
+        Ok((p.to_vec(), o))
     }
 }
 
@@ -555,7 +580,7 @@ impl Shared {
 /// `mergeSlice`.
 fn merge_slice(
     original: Vec<Value>,
-    patch: Vec<Value>,
+    patch: &mut [Value],
     item: &At,
     key: &str,
     delete_list: bool,
@@ -563,7 +588,7 @@ fn merge_slice(
     if original.is_empty() && patch.is_empty() {
         return Ok((original, Vec::new()));
     }
-    let kind = elem_type(&[&original, &patch])?;
+    let kind = elem_type(&[&original, patch])?;
     if kind != 6 {
         if delete_list {
             // deleteFromSlice
@@ -577,8 +602,8 @@ fn merge_slice(
         let mut both = original.clone();
         both.extend(patch.iter().cloned());
         let merged = dedupe(both);
-        let (items, server) = partition(merged, &patch, key)?;
-        let out = normalize(items, server, &patch, &original, key, kind)?;
+        let (items, server) = partition(merged, patch, key)?;
+        let out = normalize(items, server, patch, &original, key, kind)?;
         return Ok((out, original));
     }
     if key.is_empty() {
@@ -593,14 +618,15 @@ fn merge_slice(
         arr: original,
         aliased: true,
     };
+    // The patch's other elements, by index: merging one into a live item mutates it, as in Go.
     let mut rest = Vec::new();
     let mut replace = false;
-    for x in patch {
-        let Value::Object(m) = &x else {
+    for (i, x) in patch.iter().enumerate() {
+        let Value::Object(m) = x else {
             return Err(Error::Panic);
         };
         let Some(d) = m.get(MARKER) else {
-            rest.push(x);
+            rest.push(i);
             continue;
         };
         match d.as_str() {
@@ -629,13 +655,13 @@ fn merge_slice(
         }
     }
     if replace {
-        s.cur = std::mem::take(&mut rest);
+        s.cur = rest.drain(..).map(|i| patch[i].clone()).collect();
         s.aliased = false;
     }
     let order = s.cur.clone();
     // mergeSliceWithoutSpecialElements
-    for x in &rest {
-        let Value::Object(m) = x else {
+    for &j in &rest {
+        let Value::Object(m) = &mut patch[j] else {
             return Err(Error::Panic);
         };
         let Some(mv) = m.get(key) else {
@@ -646,11 +672,12 @@ fn merge_slice(
                 let Value::Object(o) = std::mem::take(&mut s.cur[i]) else {
                     return Err(Error::Panic);
                 };
-                s.cur[i] = Value::Object(merge_map(o, m.clone(), *item)?);
+                s.cur[i] = Value::Object(merge_map(o, m, *item)?);
             }
-            None => s.push(x.clone()),
+            None => s.push(Value::Object(m.clone())),
         }
     }
+    let rest: Vec<Value> = rest.iter().map(|&i| patch[i].clone()).collect();
     let (items, server) = partition(std::mem::take(&mut s.cur), &rest, key)?;
     let out = normalize(items, server, &rest, &order, key, kind)?;
     Ok((out, s.arr))
@@ -722,16 +749,15 @@ fn partition(l: Vec<Value>, by: &[Value], key: &str) -> R<(Vec<Value>, Vec<Value
 
 /// `index`: where `x` (its merge key for maps) is in `l`.
 fn index(l: &[Value], x: &Value, key: &str, kind: u8) -> R<Option<usize>> {
-    let get = |y: &Value| -> Value {
-        if kind == 6 {
-            y.get(key).cloned().unwrap_or(Value::Null)
-        } else {
-            y.clone()
+    fn get<'a>(y: &'a Value, key: &str, kind: u8) -> &'a Value {
+        match kind {
+            6 => y.get(key).unwrap_or(&Value::Null),
+            _ => y,
         }
-    };
-    let want = get(x);
+    }
+    let want = get(x, key, kind);
     for (i, y) in l.iter().enumerate() {
-        if eq(&want, &get(y))? {
+        if eq(want, get(y, key, kind))? {
             return Ok(Some(i));
         }
     }

@@ -246,6 +246,33 @@ fn deployments_are_checked_down_to_containers() {
     );
 }
 
+/// What `kubectl apply` sends for a manifest with a typo: the strict error prints the patch as
+/// apimachinery's merge left it (`$setElementOrder/containers` and the merged `containers`
+/// gone: `mergePatchIntoOriginal` deletes them from the patch map).
+#[test]
+fn a_strategic_patchs_strict_error_prints_the_patch_as_the_merge_left_it() {
+    let mut w = W::new();
+    let body = json!({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},
+        "spec":{"replicas":1,"selector":{"matchLabels":{"app":"web"}},
+                "template":{"metadata":{"labels":{"app":"web"}},
+                            "spec":{"containers":[{"name":"c","image":"nginx"}]}}}});
+    let o = w.send(Method::Post, DEPLOY, "application/json", body);
+    assert_eq!(o.response.code, 201);
+    let o = w.send(
+        Method::Patch,
+        &format!("{DEPLOY}/web?fieldManager=kubectl-client-side-apply&fieldValidation=Strict"),
+        "application/strategic-merge-patch+json",
+        json!({"spec":{"replicaz":2,"template":{"spec":{
+            "$setElementOrder/containers":[{"name":"c"}],
+            "containers":[{"name":"c","image":"nginx:2"}]}}}}),
+    );
+    assert_eq!(o.response.code, 422);
+    assert_eq!(
+        o.response.body["message"],
+        " \"\" is invalid: patch: Invalid value: \"map[spec:map[replicaz:2 template:map[spec:map[]]]]\": strict decoding error: unknown field \"spec.replicaz\""
+    );
+}
+
 #[test]
 fn secrets_know_string_data_and_type() {
     let mut w = W::new();

@@ -261,6 +261,37 @@ fn map_directives_and_nulls() {
 }
 
 #[test]
+fn the_patch_meets_what_the_object_has() {
+    // A list where the object has none: taken as it is, minus directive elements and nulls
+    // in its maps (but a merge list's `$patch: delete` element has nothing to delete).
+    let out = ok(
+        "ConfigMap",
+        json!({"metadata": {"name": "c"}}),
+        json!({"metadata": {"ownerReferences": [{"uid": "1", "name": null}, {"uid": "2", "$patch": "delete"}],
+                            "finalizers": ["a", null]}}),
+    );
+    assert_eq!(
+        out["metadata"],
+        json!({"name": "c", "ownerReferences": [{"uid": "1"}], "finalizers": ["a", null]})
+    );
+    // A map where the object has a scalar, a scalar where it has a map: replaced.
+    let out = ok(
+        "ConfigMap",
+        json!({"data": "x", "binaryData": {"a": "b"}}),
+        json!({"data": {"k": "v", "n": null}, "binaryData": "y"}),
+    );
+    assert_eq!(out, json!({"data": {"k": "v"}, "binaryData": "y"}));
+    // A delete list whose field has another type, or is missing: nothing happens.
+    let cm = json!({"metadata": {"finalizers": "x"}});
+    let p = json!({"metadata": {"$deleteFromPrimitiveList/finalizers": ["x"],
+                                "$deleteFromPrimitiveList/other": ["y"]}});
+    assert_eq!(ok("ConfigMap", cm.clone(), p), cm);
+    // An empty merge list meets an empty one.
+    let cm = json!({"metadata": {"finalizers": []}});
+    assert_eq!(ok("ConfigMap", cm.clone(), cm.clone()), cm);
+}
+
+#[test]
 fn malformed_directives_and_their_statuses() {
     let cm = json!({"metadata": {"finalizers": ["a"]}});
     let e = smp(
@@ -330,6 +361,29 @@ fn malformed_directives_and_their_statuses() {
 }
 
 #[test]
+fn the_patch_is_left_as_go_leaves_it() {
+    let s = pod_schema();
+    let mut p = json!({"spec": {
+        "$setElementOrder/containers": [{"name": "a"}],
+        "containers": [{"name": "a", "args": ["x"]}],
+        "strategy": {"$retainKeys": ["type"], "type": "T"},
+        "nodeSelector": {"$patch": "replace", "k": "v"},
+        "new": {"n": null, "d": {"$patch": "delete"}, "l": [{"$patch": "delete"}, {"m": null}]}}});
+    let Value::Object(m) = &mut p else { panic!() };
+    let o = json!({"spec": {"containers": [{"name": "a"}], "strategy": {"type": "S"},
+                            "nodeSelector": {"x": "y"}}});
+    let out = apply_mut(&o, m, s.root("Pod")).unwrap();
+    // New: its nulls discarded (in lists' maps too), its directive maps dropped; Go does both
+    // to the patch's own maps, and the patch's map holds the filtered list.
+    assert_eq!(out["spec"]["new"], json!({"l": [{}]}));
+    assert_eq!(
+        p,
+        json!({"spec": {"strategy": {"type": "T"}, "nodeSelector": {"k": "v"},
+                        "new": {"l": [{}]}}})
+    );
+}
+
+#[test]
 fn go_formats_values() {
     assert_eq!(go_float(1e6), "1e+06");
     assert_eq!(go_float(123456.5), "123456.5");
@@ -380,10 +434,10 @@ mod ported {
             Value::Null => json!({}),
             o => o.clone(),
         };
-        let Some(p) = case[patch].as_object() else {
+        let Some(p) = case[patch].as_object().cloned() else {
             return Err(format!("`{patch}` is not an object"));
         };
-        apply(&o, p, schema.root(&root)).map_err(|e| e.message())
+        apply(&o, &p, schema.root(&root)).map_err(|e| e.message())
     }
 
     /// (ported, passed, skipped, failures) of one table: `original` + `patch` → `result`.
