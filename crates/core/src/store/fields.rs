@@ -24,7 +24,8 @@
 //! it, then conflicts where another manager owns something the apply added or modified
 //! (`force` takes it). A create's old object is the kind's empty typed object (a Deployment's
 //! `spec.template.spec.containers: null`, …), as the apiserver's `scope.Creater.New`.
-//! `metadata` system fields, `kind`, `apiVersion` and a Deployment's `status` are not tracked.
+//! `metadata` system fields, `kind`, `apiVersion` and a Deployment's or Namespace's `status`
+//! (their strategies' reset fields) are not tracked.
 //! An explicit `null` in an applied configuration is applied as structured-merge-diff does
 //! (`ruleKeepRHS`: the merged field is `null`, and owned); the store's canonical form then
 //! decides what a `null` becomes (`""` for a ConfigMap's data value, dropped at the top of a
@@ -670,6 +671,10 @@ impl Typed<'_> {
     /// subresource.
     fn view(&self, v: &Value) -> Value {
         let mut v = v.clone();
+        if let (Some(Resource::Namespace), Some(o)) = (self.res, v.as_object_mut()) {
+            // `namespaceStrategy.GetResetFields`: `status`.
+            o.shift_remove("status");
+        }
         if let (Some(Resource::Deployment), Some(o)) = (self.res, v.as_object_mut()) {
             if self.sub == "status" {
                 o.shift_remove("spec");
@@ -1360,6 +1365,17 @@ type core.v1.ContainerPort
                 PathElement::Value(json!(2)),
             ]),
             ".x[=2]"
+        );
+    }
+
+    #[test]
+    fn a_namespace_status_is_not_tracked() {
+        let ns =
+            json!({"metadata": {"name": "n", "labels": {"a": "b"}}, "status": {"phase": "Active"}});
+        let ms = after_update(&Resource::Namespace, &[], None, &ns, "m", "t");
+        assert_eq!(
+            v1(&ms, "m"),
+            r#"{"f:metadata":{"f:labels":{".":{},"f:a":{}}}}"#
         );
     }
 

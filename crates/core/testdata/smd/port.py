@@ -266,7 +266,7 @@ def main(fname, funcs_parsers):
     cases = []
     schemas = {}
     # each test function: its cases map and the parser it runs them with
-    for fm in re.finditer(r'func (Test\w+)\(t \*testing.T\) \{', src):
+    for fm in re.finditer(r'func ([Tt]est\w+)\(t \*testing.T[^)]*\) \{', src):
         fn = fm.group(1)
         end = src.find('\nfunc ', fm.end()); end = len(src) if end < 0 else end
         body = src[fm.end():end]
