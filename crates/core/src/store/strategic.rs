@@ -15,9 +15,10 @@
 //! The schema: the apiserver looks fields up in the Go struct of the kind
 //! (`PatchMetaFromStruct`). A field missing from the struct is an error there only when the
 //! stored object has it too, as a map or a list, which a typed object never has, or for a
-//! `$setElementOrder/F` naming it; here a field the schema data does not name has no facts
-//! (its maps merge, its lists are replaced) and is never an error, since the data is cut to the
-//! fields that carry facts.
+//! `$setElementOrder/F` naming it (or naming a field that is not a list or pointer: `expected
+//! slice or array type, but got: struct`, a 500); here a field the schema data does not name
+//! has no facts (its maps merge, its lists are replaced) and is never an error, since the data
+//! is cut to the fields that carry facts (so those two 500s are not modelled).
 //!
 //! Go behaviours kept on purpose: what `mergeMap` stores unchanged (a replaced list, a map of a
 //! `patchStrategy: replace` field, a new element of a merging list keep their directives and
