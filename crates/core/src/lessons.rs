@@ -57,6 +57,8 @@ lessons! {
     "11" "retry-policies",
     "12" "fresh-version-stale-body",
     "13" "patch-precondition",
+    "14" "finalizers",
+    "15" "conditions",
 }
 
 /// The lesson with this id.

@@ -446,3 +446,49 @@ fn warnings_are_warning_headers_and_namespaces_must_exist() {
     assert_eq!(a.json()["message"], r#"namespaces "nope" not found"#);
     h.stop().unwrap();
 }
+
+#[test]
+fn a_deployments_status_subresource_over_http_and_its_lost_condition() {
+    let h = server(Some(&lesson("conditions")));
+    let status = "/apis/apps/v1/namespaces/default/deployments/with-merge/status";
+    let ua = |who: &str| format!("{who}/v1.0 (linux/amd64)");
+    let (rollout, health) = (ua("rollout"), ua("health"));
+    // Both controllers read the status, then each merge-patches its own condition.
+    for who in [&rollout, &health] {
+        let a = request(h.addr(), "GET", status, &[("User-Agent", who)], b"");
+        assert_eq!(a.code, 200);
+        assert_eq!(a.json()["kind"], "Deployment");
+    }
+    let patch = |who: &str, t: &str| {
+        let body = json!({"status": {"conditions": [{"type": t, "status": "True"}]}});
+        request(
+            h.addr(),
+            "PATCH",
+            status,
+            &[
+                ("User-Agent", who),
+                ("Content-Type", "application/merge-patch+json"),
+            ],
+            body.to_string().as_bytes(),
+        )
+    };
+    let a = patch(&rollout, "Progressing");
+    assert_eq!(a.code, 200, "{}", a.text());
+    let entry = &a.json()["metadata"]["managedFields"][1];
+    assert_eq!(entry["manager"], "rollout");
+    assert_eq!(entry["subresource"], "status");
+    let a = patch(&health, "Available");
+    assert_eq!(
+        a.json()["status"]["conditions"],
+        json!([{"type": "Available", "status": "True"}])
+    );
+    let steps = trace(&h);
+    let last = steps.last().unwrap();
+    assert_eq!(last["request"]["path"], status);
+    assert_eq!(last["mark"], "lost-update");
+    assert_eq!(last["lost_updates"][0]["path"], "status.conditions");
+    assert_eq!(last["lost_updates"][0]["overwritten_writer"], "rollout");
+    // DELETE on the status is not served.
+    assert_eq!(request(h.addr(), "DELETE", status, &[], b"").code, 405);
+    h.stop().unwrap();
+}

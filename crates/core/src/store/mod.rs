@@ -34,7 +34,8 @@
 //! Module map:
 //! - this file: the contract types and [`Store`] (state, accessors);
 //! - `handler`: [`Store::handle`], GET/POST/PUT/PATCH/DELETE in the apiserver's order of checks
-//!   (§1.4–§1.8, §2.4);
+//!   (§1.4–§1.8, §2.4), and a Deployment's status subresource (`…/deployments/NAME/status`,
+//!   the status strategy);
 //! - `path`: request paths and query parameters (`fieldManager`, `force`, `dryRun`, the list
 //!   options); unknown paths are 404;
 //! - `list`: LIST, its options, paging and continue tokens;

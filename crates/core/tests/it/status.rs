@@ -268,3 +268,76 @@ fn status_has_no_create_or_delete() {
     );
     assert_eq!(o.response.code, 404);
 }
+
+/// A scenario's status statements: the request line, the narration and the kubectl line say
+/// `/status`.
+#[test]
+fn status_statements_are_narrated_and_shown_as_sent() {
+    let src = r#"
+object deployment/web:
+    spec.replicas = 1
+client ctrl:
+    d = get deployment/web status
+    d.status.replicas = 1
+    update d status
+    patch deployment/web status merge {status: {readyReplicas: 1}}
+    apply deployment/web status {status: {availableReplicas: 1}} as ctrl
+    patch deployment/web merge {status: {replicas: 5}}
+"#;
+    let s = rvlab_core::lang::parse(src).scenario.expect("parses");
+    let run = rvlab_core::run::Run::new(&s, 0, None).expect("runs");
+    let view = |i: usize| rvlab_core::view::step_view(&s, i as u32, &run.steps[i]);
+    let kubectl = |i: usize| rvlab_core::view::kubectl_command(&run.steps[i]);
+    let base = "/apis/apps/v1/namespaces/default/deployments/web";
+    assert_eq!(
+        view(0).request_line.as_deref(),
+        Some(format!("GET {base}/status").as_str())
+    );
+    assert_eq!(
+        view(0).narration,
+        "ctrl read the status of deployment/web at resourceVersion 1"
+    );
+    assert_eq!(
+        kubectl(0).as_deref(),
+        Some("kubectl get deployment web --subresource=status -o yaml")
+    );
+    assert_eq!(
+        view(2).request_line.as_deref(),
+        Some(format!("PUT {base}/status?fieldManager=ctrl").as_str())
+    );
+    assert_eq!(
+        view(2).narration,
+        "ctrl's update of the status of deployment/web was accepted: it carried resourceVersion 1, the current one, and moved the object to 2"
+    );
+    assert_eq!(
+        kubectl(2).as_deref(),
+        Some("kubectl replace --subresource=status -f obj.yaml")
+    );
+    assert!(view(3)
+        .narration
+        .starts_with("ctrl's merge patch of the status of deployment/web was applied"));
+    assert!(kubectl(3)
+        .unwrap_or_default()
+        .starts_with("kubectl patch deployment web --subresource=status --type=merge -p "));
+    assert_eq!(
+        view(4).request_line.as_deref(),
+        Some(format!("PATCH {base}/status?fieldManager=ctrl").as_str())
+    );
+    // kubectl apply has no --subresource.
+    assert_eq!(kubectl(4), None);
+    // On the Deployment itself a status change is kept from the old object: a no-op.
+    assert_eq!(
+        view(5).narration,
+        "ctrl's merge patch of deployment/web changed nothing, so it stays at resourceVersion 4"
+    );
+    let d = run
+        .last()
+        .store
+        .get(&run.steps[0].target.clone().unwrap())
+        .unwrap();
+    assert_eq!(
+        d["status"],
+        json!({"replicas": 1, "readyReplicas": 1, "availableReplicas": 1})
+    );
+    assert_eq!(d["metadata"]["generation"], 1);
+}
