@@ -182,14 +182,44 @@ fn hashable(v: &Value) -> R<()> {
 }
 
 /// Go's `%v` of a float64 (`strconv` shortest `g`, exponent from 1e+06 and below 1e-04).
+/// Built on serde_json's shortest float text (ryu, already in the page) instead of `{:e}`:
+/// std's float formatter is 9.5 kB of wasm (docs/size.md).
 fn go_float(f: f64) -> String {
-    let e = format!("{f:e}");
-    let (m, x) = e.split_once('e').unwrap_or((&e, "0"));
-    let x: i32 = x.parse().unwrap_or(0);
+    let text = serde_json::Number::from_f64(f).map_or_else(|| "0".to_string(), |n| n.to_string());
+    let (neg, text) = match text.strip_prefix('-') {
+        Some(t) => ("-", t),
+        None => ("", text.as_str()),
+    };
+    let (mantissa, exp) = text.split_once(['e', 'E']).unwrap_or((text, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = format!("{int}{frac}");
+    let lead = all.len() - all.trim_start_matches('0').len();
+    let digits = all.trim_matches('0');
+    if digits.is_empty() {
+        return format!("{neg}0");
+    }
+    // The decimal exponent of the first significant digit.
+    let x = int.len() as i32 - 1 - lead as i32 + exp;
     if (-4..6).contains(&x) {
-        format!("{f}")
+        let point = x + 1;
+        let s = if point <= 0 {
+            format!("0.{}{digits}", "0".repeat((-point) as usize))
+        } else if point as usize >= digits.len() {
+            format!("{digits}{}", "0".repeat(point as usize - digits.len()))
+        } else {
+            format!(
+                "{}.{}",
+                &digits[..point as usize],
+                &digits[point as usize..]
+            )
+        };
+        format!("{neg}{s}")
     } else {
-        format!("{m}e{}{:02}", if x < 0 { '-' } else { '+' }, x.abs())
+        let (d, rest) = digits.split_at(1);
+        let dot = if rest.is_empty() { "" } else { "." };
+        let sign = if x < 0 { '-' } else { '+' };
+        format!("{neg}{d}{dot}{rest}e{sign}{:02}", x.abs())
     }
 }
 
@@ -833,8 +863,8 @@ fn normalize(
     key: &str,
     kind: u8,
 ) -> R<Vec<Value>> {
-    let right = sort_by(items, patch_order, key, kind)?;
-    let left = sort_by(server, server_order, key, kind)?;
+    let right = order_like(items, patch_order, key, kind)?;
+    let left = order_like(server, server_order, key, kind)?;
     let pos = |l: &[Value]| -> R<Vec<Option<usize>>> {
         l.iter()
             .map(|x| index(server_order, x, key, kind))
@@ -865,7 +895,7 @@ fn normalize(
 /// `normalizeSliceOrder`: stable, by position in `order`; `$patch: delete` maps last. (Go's
 /// comparator is not an order when an item is missing from `order`; every caller passes
 /// items that are in it, and missing ones go last here.)
-fn sort_by(l: Vec<Value>, order: &[Value], key: &str, kind: u8) -> R<Vec<Value>> {
+fn order_like(l: Vec<Value>, order: &[Value], key: &str, kind: u8) -> R<Vec<Value>> {
     let (l, del) = if kind == 6 {
         for x in l.iter().chain(order) {
             match x {

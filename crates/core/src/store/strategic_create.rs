@@ -164,7 +164,7 @@ fn bad_arg(actual: &Value) -> String {
 /// `sort.Sort` with `Less(i, j) = sort.StringsAreSorted([key(i), key(j)])`, i.e. `<=`: for up
 /// to 12 items Go's pdqsort is this insertion sort (equal keys reversed). Longer lists: a
 /// stable sort by key (the same order unless keys repeat, where Go's order is its pdqsort's).
-fn go_sort(v: &mut [Value], key: impl Fn(&Value) -> String) {
+fn go_insertion_order(v: &mut [Value], key: impl Fn(&Value) -> String) {
     if v.len() > 12 {
         crate::sort::sort_by_key(v, |x| key(x));
         return;
@@ -179,8 +179,8 @@ fn go_sort(v: &mut [Value], key: impl Fn(&Value) -> String) {
 }
 
 /// `sortScalars`.
-fn sort_scalars(mut v: Vec<Value>) -> Vec<Value> {
-    go_sort(&mut v, go_v);
+fn scalars_in_order(mut v: Vec<Value>) -> Vec<Value> {
+    go_insertion_order(&mut v, go_v);
     v
 }
 
@@ -368,7 +368,7 @@ fn diff_maps(
         .iter()
         .any(|(k, v)| !v.is_null() && !modified.contains_key(k));
     if !retain.is_empty() && (!patch.is_empty() || additional) {
-        patch.insert(RETAIN_KEYS.into(), Value::Array(sort_scalars(retain)));
+        patch.insert(RETAIN_KEYS.into(), Value::Array(scalars_in_order(retain)));
     }
     Ok(patch)
 }
@@ -415,7 +415,7 @@ fn diff_lists(
             Ok((patch, vec![], order))
         }
         _ => {
-            let sorted_original = sort_scalars(original.to_vec());
+            let sorted_original = scalars_in_order(original.to_vec());
             let (add, delete) = diff_lists_of_scalars(&sorted_original, modified, d);
             let add = normalize_slice_order(add, modified, key, false)?;
             let mut order = vec![];
@@ -460,7 +460,7 @@ fn diff_lists_of_scalars(
     modified: &[Value],
     d: Diff,
 ) -> (Vec<Value>, Vec<Value>) {
-    let modified = sort_scalars(modified.to_vec());
+    let modified = scalars_in_order(modified.to_vec());
     let (mut oi, mut mi) = (0, 0);
     let (mut add, mut delete) = (vec![], vec![]);
     while oi < original.len() || mi < modified.len() {
@@ -495,9 +495,9 @@ fn diff_lists_of_scalars(
 }
 
 /// `sortMergeListsByNameArray(…, recurse=false)` on a list of maps: by the merge key's `%v`.
-fn sort_by_merge_key(list: &[Value], key: &str) -> Vec<Value> {
+fn by_merge_key_order(list: &[Value], key: &str) -> Vec<Value> {
     let mut v = list.to_vec();
-    go_sort(&mut v, |x| go_v(x.get(key).unwrap_or(&Value::Null)));
+    go_insertion_order(&mut v, |x| go_v(x.get(key).unwrap_or(&Value::Null)));
     v
 }
 
@@ -509,8 +509,8 @@ fn diff_lists_of_maps(
     key: &str,
     d: Diff,
 ) -> R<(Vec<Value>, Vec<Value>)> {
-    let original = sort_by_merge_key(original, key);
-    let modified = sort_by_merge_key(modified, key);
+    let original = by_merge_key_order(original, key);
+    let modified = by_merge_key_order(modified, key);
     let get = |v: &Value| -> R<(Map<String, Value>, Value)> {
         let m = v.as_object().ok_or_else(|| bad_arg(v))?;
         let kv = m.get(key).ok_or_else(|| no_merge_key(m, key))?;
@@ -866,8 +866,8 @@ fn conflicts(
                 (l.clone(), r.clone())
             } else {
                 (
-                    sort_scalars(dedup_scalars(l.clone())),
-                    sort_scalars(dedup_scalars(r.clone())),
+                    scalars_in_order(dedup_scalars(l.clone())),
+                    scalars_in_order(dedup_scalars(r.clone())),
                 )
             };
             for (lv, rv) in l.iter().zip(&r) {
@@ -1226,7 +1226,7 @@ mod tests {
         // Go's `<=` insertion sort: equal keys end up reversed.
         let mut l: Vec<Value> =
             serde_json::from_str(r#"[{"k":2,"i":0},{"k":1},{"k":2,"i":1}]"#).unwrap();
-        go_sort(&mut l, |x| go_v(&x["k"]));
+        go_insertion_order(&mut l, |x| go_v(&x["k"]));
         assert_eq!(
             Value::Array(l).to_string(),
             r#"[{"k":1},{"k":2,"i":1},{"k":2,"i":0}]"#
@@ -1350,7 +1350,7 @@ mod tests {
         /// sorted order (see `go_loses_a_reorder_into_sorted_order`).
         fn finalizers_sorted(mut v: Value) -> Value {
             if let Some(Value::Array(f)) = v.pointer_mut("/metadata/finalizers") {
-                go_sort(f, go_v);
+                go_insertion_order(f, go_v);
             }
             v
         }

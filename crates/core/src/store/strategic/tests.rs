@@ -389,6 +389,20 @@ fn go_formats_values() {
     assert_eq!(go_float(123456.5), "123456.5");
     assert_eq!(go_float(0.00001), "1e-05");
     assert_eq!(go_float(1.5e-7), "1.5e-07");
+    for (f, go) in [
+        (0.0, "0"),
+        (100.0, "100"),
+        (0.5, "0.5"),
+        (-2.5, "-2.5"),
+        (0.0001, "0.0001"),
+        (1234567.0, "1.234567e+06"),
+        (-1e21, "-1e+21"),
+        (999999.9, "999999.9"),
+        (1.7976931348623157e308, "1.7976931348623157e+308"),
+        (5e-324, "5e-324"),
+    ] {
+        assert_eq!(go_float(f), go, "{f}");
+    }
     assert_eq!(
         v(&json!({"b": [1, 2.5, null], "a": true})),
         "map[a:true b:[1 2.5 <nil>]]"
@@ -516,5 +530,33 @@ mod ported {
             }
         }
         check("errors (apply)", (n, pass, skip, fails));
+    }
+}
+
+/// The formatter Go's `%v` was first written with (std's `{:e}`, too big for the page): the
+/// one built on serde_json's text agrees with it on every float.
+fn go_float_std(f: f64) -> String {
+    let e = format!("{f:e}");
+    let (m, x) = e.split_once('e').unwrap_or((&e, "0"));
+    let x: i32 = x.parse().unwrap_or(0);
+    if (-4..6).contains(&x) {
+        format!("{f}")
+    } else {
+        format!("{m}e{}{:02}", if x < 0 { '-' } else { '+' }, x.abs())
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn go_float_matches_std_formatting(bits in proptest::prelude::any::<u64>()) {
+        let f = f64::from_bits(bits);
+        proptest::prop_assume!(f.is_finite());
+        proptest::prop_assert_eq!(go_float(f), go_float_std(f));
+    }
+
+    #[test]
+    fn go_float_matches_std_on_decimals(m in -100_000_000i64..100_000_000, e in -12i32..12) {
+        let f = m as f64 * 10f64.powi(e);
+        proptest::prop_assert_eq!(go_float(f), go_float_std(f));
     }
 }
