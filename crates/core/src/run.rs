@@ -192,6 +192,7 @@ impl Run {
         match &e.kind {
             ExpectKind::NoLostUpdates => steps.iter().position(|s| !s.lost_updates.is_empty()),
             ExpectKind::Field { target, .. }
+            | ExpectKind::Contains { target, .. }
             | ExpectKind::Exists(target)
             | ExpectKind::Deleted(target) => steps.iter().rposition(|s| {
                 s.action == Action::Request
@@ -277,6 +278,31 @@ pub fn check_expectations(scenario: &Scenario, world: &World) -> Vec<Expectation
                                         format!("{target} {} is {got}", expr::path_text(path)),
                                     )
                                 }
+                            }
+                        }
+                    }
+                }
+                ExpectKind::Contains {
+                    target,
+                    path,
+                    value,
+                } => {
+                    let want = expr::eval(value, &crate::engine::Vars::default());
+                    match (world.store.get(target), want) {
+                        (_, Err(err)) => (false, format!("cannot evaluate the expected value: {err}")),
+                        (None, Ok(_)) => (false, format!("{target} does not exist")),
+                        (Some(obj), Ok(want)) => {
+                            let here = format!("{target} {}", expr::path_text(path));
+                            match expr::read_path(obj, &target.to_string(), path) {
+                                Err(err) => (false, err),
+                                Ok(got @ serde_json::Value::Array(items)) => {
+                                    if items.contains(&want) {
+                                        (true, format!("{here} is {got}"))
+                                    } else {
+                                        (false, format!("{here} is {got}, with no element {want}"))
+                                    }
+                                }
+                                Ok(got) => (false, format!("{here} is {got}, not an array")),
                             }
                         }
                     }

@@ -445,6 +445,15 @@ fn norm_expect(k: &ExpectKind) -> ExpectKind {
             equal: *equal,
             value: norm_expr(value),
         },
+        ExpectKind::Contains {
+            target,
+            path,
+            value,
+        } => ExpectKind::Contains {
+            target: target.clone(),
+            path: path.clone(),
+            value: norm_expr(value),
+        },
         other => other.clone(),
     }
 }

@@ -298,6 +298,12 @@ pub enum ExpectKind {
         equal: bool,
         value: Expr,
     },
+    /// `expect REF PATH contains VALUE`: the array at PATH has an element equal to VALUE.
+    Contains {
+        target: ObjectRef,
+        path: Path,
+        value: Expr,
+    },
     /// `expect REF exists`.
     Exists(ObjectRef),
     /// `expect REF is deleted`.

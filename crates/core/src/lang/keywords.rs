@@ -37,6 +37,7 @@ pub const CONTEXTUAL: &[&str] = &[
     "lost",
     "updates",
     "exists",
+    "contains",
     "is",
     "deleted",
     "succeeds",

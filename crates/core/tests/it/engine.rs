@@ -920,3 +920,55 @@ client a:
     let want = [Some("7"), Some("8"), None, None];
     assert_eq!(sent, want.map(|w| w.map(str::to_string)));
 }
+
+#[test]
+fn contains_holds_for_an_element_anywhere_and_says_why_not() {
+    let s = scenario(
+        r#"
+object configmap/c:
+    metadata.finalizers = ["example.com/b", "example.com/a"]
+    data.k = "v"
+object widgets.example.com/w:
+    status.conditions = [{type: "Ready", status: "True"}, {type: "Synced", status: "False"}]
+client c:
+    sleep 1ms
+expect configmap/c metadata.finalizers contains "example.com/a"
+expect configmap/c metadata.finalizers contains "example.com/z"
+expect configmap/c metadata.labels contains "x"
+expect configmap/c data.k contains "v"
+expect configmap/gone metadata.finalizers contains "example.com/a"
+expect widgets.example.com/w status.conditions contains {status: "False", type: "Synced"}
+expect widgets.example.com/w status.conditions contains {type: "Ready"}
+"#,
+    );
+    let run = Run::new(&s, 0, None).unwrap();
+    let e = run.expectations();
+    let got: Vec<(bool, &str)> = e.iter().map(|r| (r.holds, r.detail.as_str())).collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                true,
+                r#"configmap/c metadata.finalizers is ["example.com/b","example.com/a"]"#
+            ),
+            (
+                false,
+                r#"configmap/c metadata.finalizers is ["example.com/b","example.com/a"], with no element "example.com/z""#
+            ),
+            (
+                false,
+                r#"configmap/c.metadata.labels does not exist (configmap/c.metadata has no key "labels")"#
+            ),
+            (false, r#"configmap/c data.k is "v", not an array"#),
+            (false, "configmap/gone does not exist"),
+            (
+                true,
+                r#"widgets.example.com/w status.conditions is [{"status":"True","type":"Ready"},{"status":"False","type":"Synced"}]"#
+            ),
+            (
+                false,
+                r#"widgets.example.com/w status.conditions is [{"status":"True","type":"Ready"},{"status":"False","type":"Synced"}], with no element {"type":"Ready"}"#
+            ),
+        ]
+    );
+}

@@ -493,3 +493,44 @@ mod properties {
         }
     }
 }
+
+/// A fix-it exercise graded by `contains`: the merge patch loses a finalizer in some order, a
+/// strategic merge patch keeps both in every order (in either order, which `contains` allows);
+/// a `contains` line is locked like any expectation, its value included.
+#[test]
+fn contains_expectations_grade_fix_it_exercises() {
+    let start = r#"exercise "keep-both-finalizers"
+goal fix
+editable audit
+object configmap/c
+client backup:
+    patch configmap/c strategic {metadata: {finalizers: ["example.com/backup"]}}
+client audit:
+    patch configmap/c merge {metadata: {finalizers: ["example.com/audit"]}}
+expect configmap/c metadata.finalizers contains "example.com/backup"
+expect configmap/c metadata.finalizers contains "example.com/audit"
+"#;
+    let ex = exercises::parse(start).expect("parses");
+    let v = grade(&ex, start);
+    assert!(!v.pass);
+    assert!(
+        reasons(&v).contains("contains \"example.com/backup\""),
+        "{}",
+        reasons(&v)
+    );
+    let fixed = start.replace("c merge {", "c strategic {");
+    let v = grade(&ex, &fixed);
+    assert!(v.pass, "{}", reasons(&v));
+    let v = grade(
+        &ex,
+        &fixed.replace(
+            "contains \"example.com/audit\"",
+            "contains \"example.com/x\"",
+        ),
+    );
+    assert!(
+        reasons(&v).contains("changes the expectations"),
+        "{}",
+        reasons(&v)
+    );
+}

@@ -620,3 +620,36 @@ client alice:
     );
     assert!(ScenarioExplorer::new(&s, 0, Bounds::default()).is_err());
 }
+
+/// Strategic merge and server-side apply keep both finalizers (resp. conditions) in every
+/// order, only in different orders; `contains` counts no violation there, while the merge
+/// patch keeps only the last writer's entry (the other half of the schedules keep Backup's).
+#[test]
+fn contains_counts_no_order_as_a_violation() {
+    let (s, r) = lesson_report("finalizers");
+    assert!(r.complete);
+    assert_eq!(r.schedules, 70);
+    assert_eq!(violations(r), vec![0, 35, 0, 0, 0, 0]);
+    agrees_with_brute_force(s, r, 0);
+    let (s, r) = lesson_report("conditions");
+    assert!(r.complete);
+    assert_eq!(r.schedules, 20);
+    assert_eq!(violations(r), vec![0, 10, 0, 0]);
+    agrees_with_brute_force(s, r, 0);
+    // The same list written in the other order still satisfies `contains`, never `==`.
+    let s = scenario(
+        r#"
+object configmap/c
+client a:
+    patch configmap/c strategic {metadata: {finalizers: ["x"]}}
+client b:
+    patch configmap/c strategic {metadata: {finalizers: ["y"]}}
+expect configmap/c metadata.finalizers contains "x"
+expect configmap/c metadata.finalizers contains "y"
+expect configmap/c metadata.finalizers == ["y", "x"]
+"#,
+    );
+    let r = full(&s);
+    assert_eq!(r.schedules, 2);
+    assert_eq!(violations(&r), vec![0, 0, 1]);
+}

@@ -846,3 +846,70 @@ client a:
         ]
     );
 }
+
+#[test]
+fn contains_expectations_parse_and_contains_stays_a_name() {
+    let s = ok(r#"
+object configmap/a
+client contains:
+    contains = get configmap/a
+    contains.data.contains = "x"
+    update contains
+expect configmap/a metadata.finalizers contains "example.com/audit"
+expect configmap/a status.conditions contains {type: "Ready", status: "True"}
+expect configmap/a data.contains == "x"
+expect contains succeeds
+"#);
+    let e: Vec<&ExpectKind> = s.expectations.iter().map(|e| &e.kind).collect();
+    assert!(matches!(e[0], ExpectKind::Contains { target, path, value }
+        if target.name == "a"
+            && *path == vec![PathSeg::Key("metadata".into()), PathSeg::Key("finalizers".into())]
+            && value.kind == ExprKind::Literal(serde_json::json!("example.com/audit"))));
+    assert!(
+        matches!(e[1], ExpectKind::Contains { value, .. } if matches!(&value.kind, ExprKind::Object(f) if f.len() == 2))
+    );
+    assert!(matches!(e[2], ExpectKind::Field { equal: true, .. }));
+    assert_eq!(*e[3], ExpectKind::Succeeds("contains".into()));
+    assert_eq!(
+        s.expectations[1].text,
+        r#"configmap/a status.conditions contains {type: "Ready", status: "True"}"#
+    );
+}
+
+#[test]
+fn contains_without_a_value_is_a_clear_error() {
+    let src = "object configmap/a\nclient c:\n    x = get configmap/a\nexpect configmap/a metadata.finalizers contains\n";
+    let p = parse(src);
+    assert!(p.scenario.is_none());
+    let d = &p.diagnostics[0];
+    assert_eq!(d.message, "`contains` needs a value");
+    assert_eq!(d.span.line, 4);
+    let r = errors(src);
+    assert!(r.contains("write `expect REF PATH contains VALUE`"), "{r}");
+    // A variable is not a literal; a missing operator names `contains` among the choices.
+    let r = errors("object configmap/a\nclient c:\n    x = get configmap/a\nexpect configmap/a data.k contains x\n");
+    assert!(
+        r.contains("expected values must be literal values; `x` is a variable"),
+        "{r}"
+    );
+    let r = errors("object configmap/a\nclient c:\n    x = get configmap/a\nexpect configmap/a data.k has \"v\"\n");
+    assert!(r.contains("expected `==`, `!=` or `contains`"), "{r}");
+}
+
+#[test]
+fn contains_is_highlighted_as_a_keyword_but_not_after_a_dot() {
+    use rvlab_core::lang::{highlight, TokenClass as C};
+    let src = "expect cm/a data.contains contains \"v\"\n";
+    let got: Vec<(&str, C)> = highlight(src)
+        .into_iter()
+        .map(|(s, c)| (&src[s.start as usize..s.end as usize], c))
+        .collect();
+    assert!(got.contains(&("contains", C::Identifier)), "{got:?}");
+    assert_eq!(
+        got.iter()
+            .filter(|&&(t, c)| t == "contains" && c == C::Keyword)
+            .count(),
+        1,
+        "{got:?}"
+    );
+}

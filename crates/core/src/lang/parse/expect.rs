@@ -51,6 +51,28 @@ impl Parser<'_> {
                         ));
                     }
                     let path = self.field_path()?;
+                    if self.at_word("contains") {
+                        self.advance();
+                        if self.at_eol() {
+                            let span = self.span();
+                            return Err(self.fail(
+                                Diagnostic::error(span, "`contains` needs a value")
+                                    .with_expected("a value")
+                                    .with_hint("write `expect REF PATH contains VALUE`, e.g. `expect configmap/my-config metadata.finalizers contains \"example.com/audit\"`"),
+                            ));
+                        }
+                        let value = self.expr(0)?;
+                        self.literal_only(&value, "expected values");
+                        return self.finish_expectation(
+                            kw.span,
+                            first.span,
+                            ExpectKind::Contains {
+                                target,
+                                path,
+                                value,
+                            },
+                        );
+                    }
                     let equal = match self.peek() {
                         Tok::Punct(Punct::EqEq) => true,
                         Tok::Punct(Punct::NotEq) => false,
@@ -62,7 +84,7 @@ impl Parser<'_> {
                                     .with_hint("write `expect REF PATH == VALUE`"),
                             ));
                         }
-                        _ => return Err(self.unexpected("`==` or `!=`")),
+                        _ => return Err(self.unexpected("`==`, `!=` or `contains`")),
                     };
                     self.advance();
                     let value = self.expr(0)?;
@@ -128,13 +150,18 @@ impl Parser<'_> {
                 return Err(self.fail(
                     Diagnostic::error(first.span, unexpected_msg(&first.tok))
                         .with_expected("an expectation")
-                        .with_hint("expectations: no lost updates | REF PATH == VALUE | REF exists | REF is deleted | CLIENT succeeds | CLIENT fails with REASON | all clients succeed"),
+                        .with_hint("expectations: no lost updates | REF PATH == VALUE | REF PATH contains VALUE | REF exists | REF is deleted | CLIENT succeeds | CLIENT fails with REASON | all clients succeed"),
                 ))
             }
         };
+        self.finish_expectation(kw.span, first.span, kind)
+    }
+
+    /// The end of an `expect` line: nothing may follow; records the expectation.
+    fn finish_expectation(&mut self, kw: Span, first: Span, kind: ExpectKind) -> PResult<()> {
         self.expect_end()?;
-        let span = join(kw.span, self.last_end);
-        let text_span = join(first.span, self.last_end);
+        let span = join(kw, self.last_end);
+        let text_span = join(first, self.last_end);
         self.scenario.expectations.push(Expectation {
             kind,
             text: self.text(text_span),
