@@ -86,11 +86,9 @@ mod patch;
 pub(crate) mod path;
 mod provenance;
 mod reference;
+mod schema;
 pub mod selector;
 pub(crate) mod status;
-// Used by the strategic merge patch and server-side apply (issue #18, in progress on branches).
-#[allow(dead_code)]
-mod schema;
 mod strategic;
 // Strategic merge patch creation for `kubectl apply` (used by the scenarios' kubectl, issue #14).
 #[allow(dead_code)]

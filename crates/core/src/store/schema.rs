@@ -363,6 +363,7 @@ impl<'a> At<'a> {
         }
     }
 
+    #[cfg(test)] // the raw facts, read by the tests; the store asks apply_list()
     /// The struct type's name (`core.v1.Container`), if this is a known struct.
     pub fn type_name(&self) -> Option<&'a str> {
         self.type_def().map(|t| t.name.as_str())
@@ -412,6 +413,7 @@ impl<'a> At<'a> {
         self.field.is_some_and(|f| f.merge)
     }
 
+    #[cfg(test)] // the raw facts, read by the tests; the store asks apply_list()
     /// `patchStrategy` contains `retainKeys`.
     pub fn retain_keys(&self) -> bool {
         self.field.is_some_and(|f| f.retain_keys)
@@ -428,11 +430,13 @@ impl<'a> At<'a> {
         self.field?.merge_key.as_deref()
     }
 
+    #[cfg(test)] // the raw facts, read by the tests; the store asks apply_list()
     /// `+listType` as declared.
     pub fn list_type(&self) -> Option<ListType> {
         self.field?.list_type
     }
 
+    #[cfg(test)] // the raw facts, read by the tests; the store asks apply_list()
     /// `+listMapKey`s.
     pub fn list_keys(&self) -> &'a [String] {
         self.field.map(|f| f.list_keys.as_slice()).unwrap_or(&[])
