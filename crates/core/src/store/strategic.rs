@@ -270,6 +270,8 @@ fn go_fmt(v: &Value, s: bool, out: &mut String) {
     }
 }
 
+/// Go's `%v` of a decoded JSON value (`map[k:v]` with sorted keys, `[a b]`, `<nil>`); also the
+/// patch `fieldValidation=Strict` prints (`store/strict.rs`).
 pub(crate) fn v(x: &Value) -> String {
     let mut s = String::new();
     go_fmt(x, false, &mut s);

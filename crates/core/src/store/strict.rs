@@ -433,42 +433,6 @@ pub(crate) fn check_body(
     )
 }
 
-/// Go's `%+v` of a decoded JSON value (`map[k:v]` with sorted keys, `[a b]`, `<nil>`).
-fn go_format(v: &Value, out: &mut String) {
-    match v {
-        Value::Null => out.push_str("<nil>"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        // Integers print as Go's int64; other numbers as serde prints them (Go's %v of a
-        // float64 can differ in the exponent form).
-        Value::Number(n) => out.push_str(&n.to_string()),
-        Value::String(s) => out.push_str(s),
-        Value::Array(a) => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                go_format(x, out);
-            }
-            out.push(']');
-        }
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            crate::sort::sort(&mut keys);
-            out.push_str("map[");
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                out.push_str(k);
-                out.push(':');
-                go_format(&m[k.as_str()], out);
-            }
-            out.push(']');
-        }
-    }
-}
-
 /// The patched object as evanphx's patch functions marshal it: top-level keys sorted.
 fn patched_json(patched: &Value) -> String {
     let Some(m) = patched.as_object() else {
@@ -495,11 +459,7 @@ pub(crate) fn check_patched(
     crate::sort::sort(&mut errors);
     outcome(directive, errors, |msg| {
         let value = match strategic {
-            Some(patch) => {
-                let mut s = String::new();
-                go_format(patch, &mut s);
-                s
-            }
+            Some(patch) => super::strategic::v(patch),
             None => patched_json(patched),
         };
         status::invalid(
@@ -532,10 +492,8 @@ mod tests {
 
     #[test]
     fn go_prints_maps_sorted() {
-        let mut s = String::new();
-        go_format(
+        let s = crate::store::strategic::v(
             &json!({"datta":{"k":"v"},"data":{"b":[1,true,null],"a":"x y"}}),
-            &mut s,
         );
         assert_eq!(s, "map[data:map[a:x y b:[1 true <nil>]] datta:map[k:v]]");
         assert_eq!(
