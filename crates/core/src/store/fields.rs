@@ -871,6 +871,30 @@ pub(crate) fn after_update(
     after_update_to(res, "", managers, old, new, name, now)
 }
 
+/// The index of `name`'s `op` manager of `sub` in `out`, added with an empty set if it has none.
+fn manager_index(
+    out: &mut Vec<Manager>,
+    res: &Resource,
+    sub: &'static str,
+    name: &str,
+    op: Operation,
+    now: &str,
+) -> usize {
+    let api = res.api_version();
+    if let Some(i) = out.iter().position(|m| m.is(name, op, &api, sub)) {
+        return i;
+    }
+    out.push(Manager {
+        name: name.into(),
+        operation: op,
+        api_version: api,
+        time: now.into(),
+        set: FieldSet::new(),
+        subresource: sub,
+    });
+    out.len() - 1
+}
+
 /// [`after_update`] of a write to `sub` (`""`: the main resource, `"status"`).
 pub(crate) fn after_update_to(
     res: &Resource,
@@ -881,25 +905,8 @@ pub(crate) fn after_update_to(
     name: &str,
     now: &str,
 ) -> Vec<Manager> {
-    let api = res.api_version();
     let mut out: Vec<Manager> = managers.to_vec();
-    let me = match out
-        .iter()
-        .position(|m| m.is(name, Operation::Update, &api, sub))
-    {
-        Some(i) => i,
-        None => {
-            out.push(Manager {
-                name: name.into(),
-                operation: Operation::Update,
-                api_version: api,
-                time: now.into(),
-                set: FieldSet::new(),
-                subresource: sub,
-            });
-            out.len() - 1
-        }
-    };
+    let me = manager_index(&mut out, res, sub, name, Operation::Update, now);
     let zero = zero(res);
     if typed(res, sub).update_by(old.unwrap_or(&zero), new, &mut out, me) {
         out[me].time = now.into();
@@ -975,23 +982,7 @@ pub(crate) fn apply_to(
 ) -> Result<Applied, Response> {
     let api = res.api_version();
     let mut out: Vec<Manager> = managers.to_vec();
-    let me = match out
-        .iter()
-        .position(|m| m.is(name, Operation::Apply, &api, sub))
-    {
-        Some(i) => i,
-        None => {
-            out.push(Manager {
-                name: name.into(),
-                operation: Operation::Apply,
-                api_version: api.clone(),
-                time: now.into(),
-                set: FieldSet::new(),
-                subresource: sub,
-            });
-            out.len() - 1
-        }
-    };
+    let me = manager_index(&mut out, res, sub, name, Operation::Apply, now);
     let object = typed(res, sub)
         .apply_by(live, cfg, &mut out, me, force)
         .map_err(|c| conflict_error(&out, c))?;
