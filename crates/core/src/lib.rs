@@ -26,6 +26,7 @@ pub mod engine;
 pub mod exercises;
 pub mod explore;
 pub mod json;
+pub mod kubectl;
 pub mod lang;
 pub mod lessons;
 pub mod limits;

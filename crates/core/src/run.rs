@@ -199,9 +199,10 @@ impl Run {
                     && s.revision.is_some()
                     && s.target.as_ref() == Some(target)
             }),
-            ExpectKind::Succeeds(name) | ExpectKind::FailsWith { client: name, .. } => {
-                client_index(name).and_then(finished_step)
-            }
+            ExpectKind::Succeeds(name)
+            | ExpectKind::FailsWith { client: name, .. }
+            | ExpectKind::Prints { client: name, .. }
+            | ExpectKind::Exits { client: name, .. } => client_index(name).and_then(finished_step),
             ExpectKind::AllSucceed => steps
                 .iter()
                 .position(|s| matches!(s.finished, Some(ClientOutcome::Failed(_)))),
@@ -323,6 +324,10 @@ pub fn check_expectations(scenario: &Scenario, world: &World) -> Vec<Expectation
                     matches!(outcome(client), Some(Some(ClientOutcome::Failed(f))) if f.reason == *reason),
                     describe(client),
                 ),
+                // Evaluated by the engine's kubectl integration (issue #14).
+                ExpectKind::Prints { client, .. } | ExpectKind::Exits { client, .. } => {
+                    (false, format!("{client}: kubectl output is not recorded yet"))
+                }
                 ExpectKind::AllSucceed => {
                     let bad: Vec<String> = scenario
                         .clients

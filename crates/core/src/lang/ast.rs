@@ -29,6 +29,9 @@ pub struct Scenario {
     /// The default schedule token, as written (validated by the engine when it runs).
     pub schedule: Option<(String, Span)>,
     pub expectations: Vec<Expectation>,
+    /// Top-level `file "NAME" = {…}` / `file "NAME":` with field lines: every client starts
+    /// with its own copy (kubectl's `-f NAME` reads it), in text order.
+    pub files: Vec<SetupFile>,
     /// Exercise header lines (`exercise`, `instructions`, `hint`, `goal`, `editable`; see
     /// docs/exercises.md), in text order. Empty for a plain scenario; the engine ignores them.
     pub exercise: Vec<ExerciseLine>,
@@ -69,6 +72,15 @@ pub struct SetupObject {
     pub target: ObjectRef,
     /// `at resourceVersion N`: the revision this object is created at.
     pub at_revision: Option<u64>,
+    pub body: SetupBody,
+    pub span: Span,
+}
+
+/// A top-level `file "NAME"`: a file every client starts with (issue #14).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetupFile {
+    pub name: String,
+    /// The file's object (literals only), in the setup objects' two forms.
     pub body: SetupBody,
     pub span: Span,
 }
@@ -151,6 +163,15 @@ pub enum StmtKind {
     Sleep { nanos: u64 },
     /// `retry on conflict [with POLICY]:` + block.
     Retry { policy: Backoff, body: Vec<Stmt> },
+    /// `kubectl …` (issue #14): a kubectl 1.32 command line. `kubectl edit KIND NAME:` takes
+    /// a block of `PATH = EXPR` lines, the edit made in the editor (`edits`, else empty).
+    Kubectl {
+        cmd: crate::kubectl::Command,
+        edits: Vec<(Path, Expr)>,
+    },
+    /// `file "NAME" = EXPR` (the whole file) or `file "NAME":` + `PATH = EXPR` lines (edits
+    /// of the client's file NAME, created when absent): local, nothing is sent.
+    File { name: String, body: SetupBody },
 }
 
 impl StmtKind {
@@ -164,8 +185,12 @@ impl StmtKind {
             | StmtKind::Create { .. }
             | StmtKind::Patch { .. }
             | StmtKind::Apply { .. }
-            | StmtKind::Delete { .. } => true,
-            StmtKind::Assign { .. } | StmtKind::Sleep { .. } | StmtKind::Retry { .. } => false,
+            | StmtKind::Delete { .. }
+            | StmtKind::Kubectl { .. } => true,
+            StmtKind::Assign { .. }
+            | StmtKind::Sleep { .. }
+            | StmtKind::Retry { .. }
+            | StmtKind::File { .. } => false,
         }
     }
 }
@@ -314,4 +339,9 @@ pub enum ExpectKind {
     FailsWith { client: String, reason: String },
     /// `expect all clients succeed`.
     AllSucceed,
+    /// `expect CLIENT prints "TEXT"`: the client's last kubectl command printed TEXT (on
+    /// stdout or stderr, anywhere in its output).
+    Prints { client: String, text: String },
+    /// `expect CLIENT exits N`: the client's last kubectl command exited with status N.
+    Exits { client: String, code: u8 },
 }

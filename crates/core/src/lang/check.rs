@@ -155,6 +155,19 @@ fn assignments(
             }
             StmtKind::Sleep { .. } => {}
             StmtKind::Retry { body, .. } => assignments(src, client, body, assigned, diags),
+            StmtKind::Kubectl { edits, .. } => {
+                for (_, e) in edits {
+                    uses(src, client, e, assigned, diags);
+                }
+            }
+            StmtKind::File { body, .. } => match body {
+                crate::lang::ast::SetupBody::Literal(e) => uses(src, client, e, assigned, diags),
+                crate::lang::ast::SetupBody::Fields(f) => {
+                    for (_, e) in f {
+                        uses(src, client, e, assigned, diags);
+                    }
+                }
+            },
         }
     }
 }
