@@ -136,11 +136,13 @@ pub struct File {
 pub type Files = VecMap<String, File>;
 
 /// What the server answered a request: the response and its `Warning` header texts (each the
-/// text of one `Warning: 299 - "…"`).
+/// text of one `Warning: 299 - "…"`), and the virtual clock when it arrived (milliseconds, as
+/// `store::Env::now_ms`: the AGE column of a Table).
 #[derive(Debug, Clone, Copy)]
 pub struct Reply<'a> {
     pub response: &'a Response,
     pub warnings: &'a [String],
+    pub now_ms: u64,
 }
 
 /// One piece of what a command printed, in order.
