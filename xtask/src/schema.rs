@@ -21,6 +21,9 @@ use std::process::Command;
 
 /// Where `schema.txt` lives, from the project root.
 const OUT: &str = "crates/core/src/store/schema.txt";
+/// The same facts as Rust statics, what the store (and so the page) reads: no text to parse
+/// at start (docs/size.md, "Issue #14").
+const OUT_RS: &str = "crates/core/src/store/schema_data.rs";
 const DEFAULT_API: &str = "/work/.mirror/kubernetes+api/repo";
 const DEFAULT_APIMACHINERY: &str = "/work/.mirror/kubernetes+apimachinery/repo";
 const DEFAULT_TAG: &str = "v0.32.5";
@@ -78,25 +81,29 @@ pub fn schema(args: &[String]) -> Result<()> {
         print!("{text}");
         return Ok(());
     }
-    if check {
-        let old = std::fs::read_to_string(OUT).with_context(|| format!("cannot read {OUT}"))?;
-        if old != text {
-            let (o, n): (Vec<&str>, Vec<&str>) = (old.lines().collect(), text.lines().collect());
-            let i = (0..o.len().max(n.len()))
-                .find(|&i| o.get(i) != n.get(i))
-                .unwrap_or(0);
-            bail!(
-                "{OUT} is not what `cargo xtask schema` generates: line {} is\n  {}\nbut would be\n  {}\n\
-                 (run `cargo xtask schema` and commit the result)",
-                i + 1,
-                o.get(i).unwrap_or(&"<missing>"),
-                n.get(i).unwrap_or(&"<missing>")
-            );
+    let rust = rust_data(&text)?;
+    for (path, new) in [(OUT, &text), (OUT_RS, &rust)] {
+        if check {
+            let old =
+                std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
+            if old != *new {
+                let (o, n): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+                let i = (0..o.len().max(n.len()))
+                    .find(|&i| o.get(i) != n.get(i))
+                    .unwrap_or(0);
+                bail!(
+                    "{path} is not what `cargo xtask schema` generates: line {} is\n  {}\nbut would be\n  {}\n\
+                     (run `cargo xtask schema` and commit the result)",
+                    i + 1,
+                    o.get(i).unwrap_or(&"<missing>"),
+                    n.get(i).unwrap_or(&"<missing>")
+                );
+            }
+            println!("{path} is up to date ({} bytes)", new.len());
+        } else {
+            std::fs::write(path, new).with_context(|| format!("cannot write {path}"))?;
+            println!("wrote {path} ({} bytes)", new.len());
         }
-        println!("{OUT} is up to date ({} bytes)", text.len());
-    } else {
-        std::fs::write(OUT, &text).with_context(|| format!("cannot write {OUT}"))?;
-        println!("wrote {OUT} ({} bytes)", text.len());
     }
     Ok(())
 }
@@ -1088,6 +1095,143 @@ fn named(t: &Ty, out: &mut Vec<usize>) {
     }
 }
 
+/// `schema.txt`'s facts as the Rust statics of `store/schema_data.rs` (`Schema`, `TypeDef`,
+/// `Field` and `Ty` of `store/schema.rs`): the same types, fields and attributes in the same
+/// order; a test in the core checks that parsing the text gives exactly this data.
+fn rust_data(text: &str) -> Result<String> {
+    let q = |s: &str| format!("{s:?}");
+    let mut source = Vec::new();
+    let mut roots = Vec::new();
+    let mut types: Vec<(String, bool, Vec<String>)> = Vec::new();
+    let names: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("type "))
+        .map(|l| l.split(' ').next().unwrap_or(""))
+        .collect();
+    let index = |n: &str| {
+        names
+            .iter()
+            .position(|m| *m == n)
+            .ok_or_else(|| anyhow!("unknown type `{n}`"))
+    };
+    fn ty(t: &str, index: &dyn Fn(&str) -> Result<usize>) -> Result<String> {
+        Ok(if t == "s" {
+            "Scalar".into()
+        } else if let Some(e) = t.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+            format!("List(&{})", ty(e, index)?)
+        } else if let Some(e) = t.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+            format!("Map(&{})", ty(e, index)?)
+        } else {
+            format!("Named({})", index(t)?)
+        })
+    }
+    for line in text.lines() {
+        if let Some(c) = line.strip_prefix('#') {
+            if types.is_empty() && roots.is_empty() {
+                source.push(q(c.trim()));
+            }
+        } else if let Some(f) = line.strip_prefix("  ") {
+            let w: Vec<&str> = f.split_whitespace().collect();
+            let (Some(t), [name, fty, attrs @ ..]) = (types.last_mut(), w.as_slice()) else {
+                bail!("schema.txt: bad field line `{line}`");
+            };
+            let mut set = Vec::new();
+            for a in attrs {
+                let (k, v) = a
+                    .split_once('=')
+                    .ok_or_else(|| anyhow!("schema.txt: bad attribute `{a}`"))?;
+                match k {
+                    "patch" => {
+                        for p in v.split(',') {
+                            set.push(match p {
+                                "merge" => "merge: true".to_string(),
+                                "retainKeys" => "retain_keys: true".into(),
+                                "replace" => "replace: true".into(),
+                                _ => bail!("schema.txt: unknown patch strategy `{p}`"),
+                            });
+                        }
+                    }
+                    "key" => set.push(format!("merge_key: Some({})", q(v))),
+                    "list" => set.push(format!(
+                        "list_type: Some(ListType::{})",
+                        match v {
+                            "atomic" => "Atomic",
+                            "set" => "Set",
+                            "map" => "Map",
+                            _ => bail!("schema.txt: unknown list type `{v}`"),
+                        }
+                    )),
+                    "keys" => set.push(format!(
+                        "list_keys: &[{}]",
+                        v.split(',').map(q).collect::<Vec<_>>().join(", ")
+                    )),
+                    "map" => set.push(format!(
+                        "map_type: Some(MapType::{})",
+                        match v {
+                            "atomic" => "Atomic",
+                            "granular" => "Granular",
+                            _ => bail!("schema.txt: unknown map type `{v}`"),
+                        }
+                    )),
+                    "default" => set.push(format!("default: Some({})", q(v))),
+                    _ => bail!("schema.txt: unknown attribute `{k}`"),
+                }
+            }
+            let of = format!("Field::of({})", ty(fty, &index)?);
+            t.2.push(if set.is_empty() {
+                format!("({}, {of})", q(name))
+            } else {
+                format!("({}, Field {{ {}, ..{of} }})", q(name), set.join(", "))
+            });
+        } else if let Some(r) = line.strip_prefix("root ") {
+            let Some((kind, t)) = r.split_once(' ') else {
+                bail!("schema.txt: bad root line `{line}`");
+            };
+            roots.push(format!("({}, {})", q(kind), index(t)?));
+        } else if let Some(t) = line.strip_prefix("type ") {
+            let (name, atomic) = match t.strip_suffix(" atomic") {
+                Some(n) => (n, true),
+                None => (t, false),
+            };
+            types.push((name.to_string(), atomic, Vec::new()));
+        } else if !line.trim().is_empty() {
+            bail!("schema.txt: bad line `{line}`");
+        }
+    }
+    let mut s = String::from(
+        "//! Generated by `cargo xtask schema` from `schema.txt`: do not edit. The facts of\n\
+         //! `schema.txt` as Rust data (`schema.rs` has the format and the types).\n\n\
+         use super::{Field, ListType, MapType, Schema, Ty::*, TypeDef};\n\n\
+         pub(super) static BUILTIN: Schema = Schema {\n    #[cfg(test)]\n    source: &[\n",
+    );
+    for l in &source {
+        s.push_str(&format!("        {l},\n"));
+    }
+    s.push_str("    ],\n    roots: &[\n");
+    for r in &roots {
+        s.push_str(&format!("        {r},\n"));
+    }
+    s.push_str("    ],\n    types: &[\n");
+    for (i, (name, atomic, fields)) in types.iter().enumerate() {
+        s.push_str(&format!(
+            "        // {i}\n        TypeDef {{\n            #[cfg(test)]\n            name: {},\n            atomic: {atomic},\n            fields: &[",
+            q(name)
+        ));
+        if fields.is_empty() {
+            s.push_str("],\n");
+        } else {
+            s.push('\n');
+            for f in fields {
+                s.push_str(&format!("                {f},\n"));
+            }
+            s.push_str("            ],\n");
+        }
+        s.push_str("        },\n");
+    }
+    s.push_str("    ],\n};\n");
+    Ok(s)
+}
+
 /// Resolves the roots, prunes and renders the format of `store/schema.rs`.
 /// With `full`, nothing is cut (every reachable field, every `+default`): for reading, not
 /// for the store.
@@ -1468,5 +1612,25 @@ var _ = func() int { return 1 }
             "{e}"
         );
         assert!(parse_file("package v1\nvar s = \"open\n", CORE, &mut Decls::default()).is_err());
+    }
+
+    #[test]
+    fn the_rust_data_is_the_text_as_statics() {
+        let text = "# Generated.\nroot X a\ntype a\n  p [b] patch=merge,retainKeys key=k list=map keys=k,l\n  \
+                    m {s} map=atomic\n  d s default=\"TCP\"\ntype b atomic\n";
+        let r = rust_data(text).unwrap();
+        for want in [
+            "source: &[\n        \"Generated.\",\n    ],",
+            "roots: &[\n        (\"X\", 0),\n    ],",
+            "(\"p\", Field { merge: true, retain_keys: true, merge_key: Some(\"k\"), \
+             list_type: Some(ListType::Map), list_keys: &[\"k\", \"l\"], ..Field::of(List(&Named(1))) }),",
+            "(\"m\", Field { map_type: Some(MapType::Atomic), ..Field::of(Map(&Scalar)) }),",
+            "(\"d\", Field { default: Some(\"\\\"TCP\\\"\"), ..Field::of(Scalar) }),",
+            "name: \"b\",\n            atomic: true,\n            fields: &[],",
+        ] {
+            assert!(r.contains(want), "{want}\nnot in\n{r}");
+        }
+        assert!(rust_data("type a\n  x c\n").is_err(), "an unknown type");
+        assert!(rust_data("type a\n  x [s] list=bag\n").is_err());
     }
 }

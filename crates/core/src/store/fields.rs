@@ -277,10 +277,10 @@ fn item_pe(at: &At, keys: &[String], item: &Value) -> Option<PathElement> {
     let o = item.as_object()?;
     let mut k = Vec::new();
     for name in keys {
-        let v = o
-            .get(name)
-            .or_else(|| at.item().field(name).default())?
-            .clone();
+        let v = match o.get(name) {
+            Some(v) => v.clone(),
+            None => at.item().field(name).default()?,
+        };
         k.push((name.clone(), v));
     }
     crate::sort::sort_by(&mut k, |a, b| a.0.cmp(&b.0));

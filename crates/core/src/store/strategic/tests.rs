@@ -439,11 +439,7 @@ mod ported {
             .find(|(n, _)| *n == name)
             .ok_or_else(|| format!("unknown schema {name}"))?;
         let schema = Schema::parse(text)?;
-        let root = schema
-            .roots
-            .first()
-            .map(|r| r.0.clone())
-            .unwrap_or_default();
+        let root = schema.roots.first().map(|r| r.0).unwrap_or_default();
         let o = match &case[original] {
             Value::Null => json!({}),
             o => o.clone(),
@@ -451,7 +447,7 @@ mod ported {
         let Some(p) = case[patch].as_object().cloned() else {
             return Err(format!("`{patch}` is not an object"));
         };
-        apply(&o, &p, schema.root(&root)).map_err(|e| e.message())
+        apply(&o, &p, schema.root(root)).map_err(|e| e.message())
     }
 
     /// (ported, passed, skipped, failures) of one table: `original` + `patch` → `result`.
