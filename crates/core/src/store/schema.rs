@@ -121,12 +121,19 @@ pub(crate) struct Field {
     pub retain_keys: bool,
     /// `patchStrategy` is `replace`.
     pub replace: bool,
+    pub list_type: Option<ListType>,
+    pub map_type: Option<MapType>,
+    /// The rarer facts, behind one pointer (most fields have none: a smaller table).
+    pub keys: Option<&'static Keys>,
+}
+
+/// A field's merge key, list-map keys and default.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Keys {
     /// `patchMergeKey`.
     pub merge_key: Option<&'static str>,
-    pub list_type: Option<ListType>,
     /// `+listMapKey`s, in order.
     pub list_keys: &'static [&'static str],
-    pub map_type: Option<MapType>,
     /// `+default`, as JSON text.
     pub default: Option<&'static str>,
 }
@@ -139,13 +146,24 @@ impl Field {
             merge: false,
             retain_keys: false,
             replace: false,
-            merge_key: None,
             list_type: None,
-            list_keys: &[],
             map_type: None,
-            default: None,
+            keys: None,
         }
     }
+
+    fn keys(&self) -> &Keys {
+        self.keys.unwrap_or(&Keys::NONE)
+    }
+}
+
+impl Keys {
+    /// No merge key, no list-map keys, no default.
+    pub const NONE: Keys = Keys {
+        merge_key: None,
+        list_keys: &[],
+        default: None,
+    };
 }
 
 /// A struct type.
@@ -260,6 +278,7 @@ impl Schema {
             for (fname, fty, attrs) in fields {
                 let at = |m: String| format!("schema: {name}.{fname}: {m}");
                 let mut f = Field::of(ty(fty, &index).map_err(at)?);
+                let mut keys = Keys::NONE;
                 for a in attrs {
                     let (k, v) = a
                         .split_once('=')
@@ -275,7 +294,7 @@ impl Schema {
                                 }
                             }
                         }
-                        "key" => f.merge_key = Some(leak(v)),
+                        "key" => keys.merge_key = Some(leak(v)),
                         "list" => {
                             f.list_type = Some(match v {
                                 "atomic" => ListType::Atomic,
@@ -284,7 +303,7 @@ impl Schema {
                                 _ => return Err(at(format!("unknown list type `{v}`"))),
                             })
                         }
-                        "keys" => f.list_keys = leak_all(v.split(',').map(leak).collect()),
+                        "keys" => keys.list_keys = leak_all(v.split(',').map(leak).collect()),
                         "map" => {
                             f.map_type = Some(match v {
                                 "atomic" => MapType::Atomic,
@@ -295,10 +314,13 @@ impl Schema {
                         "default" => {
                             serde_json::from_str::<Value>(v)
                                 .map_err(|e| at(format!("default is not JSON: {e}")))?;
-                            f.default = Some(leak(v));
+                            keys.default = Some(leak(v));
                         }
                         _ => return Err(at(format!("unknown attribute `{k}`"))),
                     }
+                }
+                if keys != Keys::NONE {
+                    f.keys = Some(Box::leak(Box::new(keys)));
                 }
                 defs.push((leak(fname), f));
             }
@@ -467,7 +489,7 @@ impl<'a> At<'a> {
 
     /// `patchMergeKey`.
     pub fn merge_key(&self) -> Option<&'a str> {
-        self.field?.merge_key
+        self.field?.keys().merge_key
     }
 
     #[cfg(test)] // the raw facts, read by the tests; the store asks apply_list()
@@ -479,7 +501,7 @@ impl<'a> At<'a> {
     #[cfg(test)] // the raw facts, read by the tests; the store asks apply_list()
     /// `+listMapKey`s.
     pub fn list_keys(&self) -> &'a [&'static str] {
-        self.field.map(|f| f.list_keys).unwrap_or(&[])
+        self.field.map(|f| f.keys().list_keys).unwrap_or(&[])
     }
 
     /// An atomic map or struct: `+mapType=atomic` on the field, or an atomic type.
@@ -491,7 +513,7 @@ impl<'a> At<'a> {
 
     /// `+default` of this field (the data holds JSON; a test schema's is checked to parse).
     pub fn default(&self) -> Option<Value> {
-        serde_json::from_str(self.field?.default?).ok()
+        serde_json::from_str(self.field?.keys().default?).ok()
     }
 
     /// How server-side apply treats this list (kube-openapi's `getListElementRelationship`,
@@ -506,10 +528,10 @@ impl<'a> At<'a> {
             return Some((ListType::Atomic, Vec::new())); // a list in a list or map
         };
         Some(match f.list_type {
-            Some(ListType::Map) => (ListType::Map, f.list_keys.to_vec()),
+            Some(ListType::Map) => (ListType::Map, f.keys().list_keys.to_vec()),
             Some(t) => (t, Vec::new()),
             // `merge` or `merge,retainKeys` (the only strategies with `merge` the tags use).
-            None if f.merge => match f.merge_key {
+            None if f.merge => match f.keys().merge_key {
                 Some(k) => (ListType::Map, vec![k]),
                 None => (ListType::Set, Vec::new()),
             },
