@@ -89,7 +89,7 @@ mod reference;
 mod schema;
 pub mod selector;
 pub(crate) mod status;
-mod strategic;
+pub(crate) mod strategic;
 // Strategic merge patch creation for `kubectl apply` (used by the scenarios' kubectl, issue #14).
 #[allow(dead_code)]
 mod strategic_create;
