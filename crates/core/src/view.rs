@@ -129,6 +129,39 @@ pub struct ClientView {
     /// `attempt 2 of 5 (DefaultRetry)` inside a retry block.
     pub attempt: Option<String>,
     pub vars: Vec<VarView>,
+    /// The client's files (kubectl's `-f F` and `> F`), in name order.
+    pub files: Vec<FileView>,
+}
+
+/// One of a client's files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileView {
+    pub name: String,
+    /// The file's text, as kubectl would read it from disk (YAML for an object).
+    pub text: String,
+}
+
+/// One command in a client's terminal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TerminalEntry {
+    /// The command line as typed (`kubectl apply -f my-config.yaml`), shown after `$ `.
+    pub command: String,
+    /// What it printed so far, in order (stdout and stderr interleaved as written). Empty
+    /// while the command runs: kubectl's output appears at the step of its last request.
+    pub chunks: Vec<crate::kubectl::Chunk>,
+    /// The exit status, once the command finished (`None`: still running).
+    pub exit: Option<u8>,
+    /// The steps (0-based indices in the run) of the command's first and latest request.
+    pub first_step: u32,
+    pub last_step: u32,
+}
+
+/// A client's terminal: its kubectl commands up to a step, the one in progress last.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TerminalView {
+    pub client_index: u32,
+    pub client: String,
+    pub entries: Vec<TerminalEntry>,
 }
 
 /// The state after a step.
@@ -358,6 +391,65 @@ fn value_text(v: &Value) -> String {
     }
 }
 
+/// Every client's terminal after the first `steps` steps of the run (clamped to its length),
+/// from the run's records: each kubectl command that started by then, in order, with its
+/// output when it finished by then.
+pub fn terminals(run: &Run, steps: usize) -> Vec<TerminalView> {
+    let mut out: Vec<TerminalView> = run
+        .scenario
+        .clients
+        .iter()
+        .enumerate()
+        .map(|(i, c)| TerminalView {
+            client_index: i as u32,
+            client: c.name.clone(),
+            entries: Vec::new(),
+        })
+        .collect();
+    for (i, rec) in run.steps.iter().take(steps).enumerate() {
+        let (Some(k), Some(t)) = (&rec.kubectl, out.get_mut(rec.client as usize)) else {
+            continue;
+        };
+        let i = i as u32;
+        let running = t.entries.last_mut().filter(|e| e.exit.is_none());
+        let entry = match running {
+            Some(e) if k.request_index > 0 => e,
+            _ => {
+                t.entries.push(TerminalEntry {
+                    command: k.command.clone(),
+                    chunks: Vec::new(),
+                    exit: None,
+                    first_step: i,
+                    last_step: i,
+                });
+                let n = t.entries.len() - 1;
+                &mut t.entries[n]
+            }
+        };
+        entry.last_step = i;
+        if let Some(term) = &k.terminal {
+            entry.chunks = term.chunks.clone();
+            entry.exit = Some(term.exit);
+        }
+    }
+    out
+}
+
+/// A terminal as text, as a shell shows it: `$ COMMAND`, then what it printed, byte for byte
+/// (a command still running shows only its prompt line).
+pub fn terminal_text(entries: &[TerminalEntry]) -> String {
+    let mut s = String::new();
+    for e in entries {
+        s.push_str("$ ");
+        s.push_str(&e.command);
+        s.push('\n');
+        for c in &e.chunks {
+            s.push_str(&c.text);
+        }
+    }
+    s
+}
+
 /// The view of a world.
 pub fn world_view(scenario: &Scenario, world: &World) -> WorldView {
     let objects = world.store.objects().map(|(_, o)| object_view(o)).collect();
@@ -479,6 +571,14 @@ pub fn world_view(scenario: &Scenario, world: &World) -> WorldView {
                 next_sends_request: world.next_sends_request(scenario, i),
                 attempt,
                 vars,
+                files: c
+                    .files
+                    .iter()
+                    .map(|(name, f)| FileView {
+                        name: name.clone(),
+                        text: f.text.clone(),
+                    })
+                    .collect(),
             }
         })
         .collect();
