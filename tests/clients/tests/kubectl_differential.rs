@@ -16,10 +16,26 @@ fn the_model_sends_and_prints_what_the_real_kubectl_does() -> Result<()> {
     let start = Instant::now();
     let corpus = corpus()?;
     assert!(!corpus.is_empty(), "the corpus is empty");
+    // One server per scenario, so the scenarios run side by side (the seed's client-side
+    // apply retries, ~4.7 s of kubectl's own sleeps, overlap the rest).
+    let results: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = corpus
+            .iter()
+            .map(|(_, src)| {
+                s.spawn(move || {
+                    let at = Instant::now();
+                    (run_scenario(src), at.elapsed())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a scenario's thread panicked"))
+            .collect()
+    });
     let (mut compared, mut failures) = (0, String::new());
-    for (name, src) in &corpus {
-        let at = Instant::now();
-        match run_scenario(src) {
+    for ((name, _), (result, took)) in corpus.iter().zip(results) {
+        match result {
             Err(e) => {
                 let _ = writeln!(failures, "=== {name}: {e:#}\n");
             }
@@ -36,7 +52,7 @@ fn the_model_sends_and_prints_what_the_real_kubectl_does() -> Result<()> {
                 }
             }
         }
-        println!("         {name}: {:.1?}", at.elapsed());
+        println!("         {name}: {took:.1?}");
     }
     println!(
         "{compared} kubectl commands compared in {} scenarios, {:.1?}",
