@@ -46,7 +46,8 @@ pub struct StepView {
     pub mark_label: &'static str,
     /// The revision this step wrote.
     pub revision: Option<u64>,
-    /// The equivalent kubectl command, where one exists.
+    /// The kubectl command a `kubectl` statement runs, else the equivalent kubectl command of
+    /// the request, where one exists.
     pub kubectl: Option<String>,
     /// Whether the step sent a request.
     pub sends_request: bool,
@@ -325,7 +326,10 @@ pub fn step_view(scenario: &Scenario, index: u32, rec: &StepRecord) -> StepView 
         mark: rec.mark,
         mark_label: rec.mark.as_str(),
         revision: rec.revision,
-        kubectl: kubectl_command(rec),
+        kubectl: match &rec.kubectl {
+            Some(k) => Some(k.command.clone()),
+            None => kubectl_command(rec),
+        },
         sends_request: rec.action == Action::Request,
         finished: rec.finished.as_ref().map(|o| format!("{name} {o}")),
     }
@@ -612,7 +616,7 @@ pub fn run_text(run: &Run) -> String {
     }
     out.push_str(&format!("schedule {}, seed {}\n\n", run.token(), run.seed));
     let width = sc.clients.iter().map(|c| c.name.len()).max().unwrap_or(0);
-    for v in steps_view(run) {
+    for (v, rec) in steps_view(run).into_iter().zip(&run.steps) {
         out.push_str(&format!(
             "{:>3}  {} {:width$}  t={:<9} line {:<3} {}\n",
             v.number,
@@ -629,6 +633,21 @@ pub fn run_text(run: &Run) -> String {
             (None, _) => "local".to_string(),
         };
         out.push_str(&format!("     {status}: {}\n", v.narration));
+        if let Some((k, t)) = rec
+            .kubectl
+            .as_ref()
+            .and_then(|k| Some((k, k.terminal.as_ref()?)))
+        {
+            out.push_str("$ ");
+            out.push_str(&k.command);
+            out.push('\n');
+            for c in &t.chunks {
+                out.push_str(&c.text);
+            }
+            if !out.ends_with('\n') {
+                out.push_str("\n\\ no newline at the end of the output\n");
+            }
+        }
     }
     if let Some(s) = &run.stopped {
         out.push_str(&format!("\n{s}\n"));

@@ -266,6 +266,10 @@ impl World {
             }
         }
         let what = match &target {
+            // kubectl apply and kubectl create look first: absence is an answer, not a failure.
+            Some(t) if verb == Verb::Get && response.code == 404 => {
+                format!("kubectl looked for {t}: it does not exist (404 NotFound)")
+            }
             Some(t) => narrate::request(&narrate::RequestCtx {
                 client: "kubectl",
                 verb,
