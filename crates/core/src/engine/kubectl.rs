@@ -282,11 +282,17 @@ impl World {
                 lost: &lost_updates,
                 world: self,
             }),
-            None => format!(
-                "kubectl lists {} ({})",
-                request.path.split('?').next().unwrap_or(""),
-                crate::view::status_line(response.code)
-            ),
+            None => {
+                let what = match crate::store::path::parse(&request.path) {
+                    Ok(t) if t.namespace.is_empty() => format!("all {}", t.resource.plural()),
+                    Ok(t) => format!("the {} in {}", t.resource.plural(), t.namespace),
+                    Err(_) => request.path.clone(),
+                };
+                format!(
+                    "kubectl lists {what} ({})",
+                    crate::view::status_line(response.code)
+                )
+            }
         };
         let ordinal = if index == 0 {
             String::new()
