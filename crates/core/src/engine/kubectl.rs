@@ -207,8 +207,10 @@ impl World {
                 match Machine::start(cmd, evaluated, &c.files) {
                     Ok((m, req)) => (m, req, 0),
                     Err(terminal) => {
-                        rec.action = Action::Error;
-                        rec.mark = Mark::OtherError;
+                        if terminal.exit != 0 {
+                            rec.action = Action::Error;
+                            rec.mark = Mark::OtherError;
+                        }
                         rec.kubectl = Some(KubectlStep {
                             command: command.clone(),
                             request_index: 0,

@@ -245,8 +245,13 @@ fn read_file(
     let f = files
         .get(file)
         .ok_or_else(|| plain(format!("the path {} does not exist", go::quote(file))))?;
-    let Some(HValue(v)) = &f.value else {
-        return Err(plain(format!("no objects passed to {verb}")));
+    let Some(HValue(v)) = f.value.as_ref().filter(|v| v.0.is_object()) else {
+        // Text that holds no object (`-o name` output): kubectl's validation refuses it.
+        return Err(plain(if f.text.trim().is_empty() {
+            format!("no objects passed to {verb}")
+        } else {
+            format!("error validating {}: error validating data: invalid object to validate; if you choose to ignore these errors, turn validation off with --validate=false", go::quote(file))
+        }));
     };
     let (api, kind) = (go::str_at(v, "apiVersion"), go::str_at(v, "kind"));
     if kind == "List" || v.get("items").is_some() {

@@ -17,7 +17,8 @@ pub const EXERCISE_HEADERS: &[&str] = &["exercise", "instructions", "hint", "goa
 
 /// Words that start a client statement.
 pub const CLIENT_STATEMENTS: &[&str] = &[
-    "get", "update", "replace", "create", "patch", "apply", "delete", "sleep", "retry",
+    "get", "update", "replace", "create", "patch", "apply", "delete", "sleep", "retry", "kubectl",
+    "file",
 ];
 
 /// Words with a meaning in one place only (`retry on conflict`, `at resourceVersion`, …); they
@@ -45,6 +46,8 @@ pub const CONTEXTUAL: &[&str] = &[
     "all",
     "clients",
     "succeed",
+    "prints",
+    "exits",
     "DefaultRetry",
     "DefaultBackoff",
     "backoff",

@@ -89,7 +89,7 @@ mod reference;
 pub(crate) mod schema;
 pub mod selector;
 pub(crate) mod status;
-mod strategic;
+pub(crate) mod strategic;
 // Strategic merge patch creation for the scenarios' kubectl (issue #14).
 pub(crate) mod strategic_create;
 mod strict;

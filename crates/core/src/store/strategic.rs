@@ -181,10 +181,23 @@ fn hashable(v: &Value) -> R<()> {
     Ok(())
 }
 
-/// Go's `%v` of a float64 (`strconv` shortest `g`, exponent from 1e+06 and below 1e-04).
+/// Go's `%v` of a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`: exponent from 1e+06 and
+/// below 1e-04, two exponent digits at least).
+pub(crate) fn go_float(f: f64) -> String {
+    go_float_in(f, -4, 6, true)
+}
+
+/// Go's `encoding/json` text of a float64: `'f'` from 1e-6 up to 1e21, else `'e'` with the
+/// exponent's leading zero dropped (`1e-7`, `1e+21`).
+pub(crate) fn go_json_float(f: f64) -> String {
+    go_float_in(f, -6, 21, false)
+}
+
+/// Go's shortest float text: decimal when the decimal exponent of the first significant digit
+/// is in `lo..hi`, else `d.ddde±XX` (`pad`: at least two exponent digits).
 /// Built on serde_json's shortest float text (ryu, already in the page) instead of `{:e}`:
 /// std's float formatter is 9.5 kB of wasm (docs/size.md).
-fn go_float(f: f64) -> String {
+fn go_float_in(f: f64, lo: i32, hi: i32, pad: bool) -> String {
     let text = serde_json::Number::from_f64(f).map_or_else(|| "0".to_string(), |n| n.to_string());
     let (neg, text) = match text.strip_prefix('-') {
         Some(t) => ("-", t),
@@ -201,7 +214,7 @@ fn go_float(f: f64) -> String {
     }
     // The decimal exponent of the first significant digit.
     let x = int.len() as i32 - 1 - lead as i32 + exp;
-    if (-4..6).contains(&x) {
+    if (lo..hi).contains(&x) {
         let point = x + 1;
         let s = if point <= 0 {
             format!("0.{}{digits}", "0".repeat((-point) as usize))
@@ -219,7 +232,8 @@ fn go_float(f: f64) -> String {
         let (d, rest) = digits.split_at(1);
         let dot = if rest.is_empty() { "" } else { "." };
         let sign = if x < 0 { '-' } else { '+' };
-        format!("{neg}{d}{dot}{rest}e{sign}{:02}", x.abs())
+        let width = if pad { 2 } else { 1 };
+        format!("{neg}{d}{dot}{rest}e{sign}{:0width$}", x.abs())
     }
 }
 
