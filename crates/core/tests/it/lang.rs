@@ -386,6 +386,7 @@ error_snapshots!(
     literals,
     backoff,
     requests,
+    kubectl,
 );
 
 #[test]
