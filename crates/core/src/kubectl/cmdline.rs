@@ -1114,6 +1114,16 @@ mod tests {
             "invalid literal source =b, expected key=value"
         );
         assert_eq!(err("create configmap a --from-literal=a=b --from-literal=a=c").0, "cannot add key \"a\", another key by that name already exists in Data for ConfigMap \"a\"");
+        assert_eq!(err("create configmap kv --from-literal='a b=1'").0, "\"a b\" is not a valid key name for a ConfigMap: a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')");
+        assert_eq!(err("get cm ''").0, "resource name may not be empty");
+        assert_eq!(
+            ok("get deploy.apps").verb,
+            Verb::Get {
+                resource: Resource::Deployment,
+                name: None,
+                output: OutputFormat::Table
+            }
+        );
         assert_eq!(
             err("create foo").0,
             "Unexpected args: [foo]\nSee 'kubectl create -h' for help and examples"
