@@ -8,7 +8,8 @@ use rvlab_core::run::Run;
 const HELP: &str = "Usage: rvlab run FILE [--schedule TOKEN] [--seed N] [--json]
 
 Runs the scenario once and prints every step with its client, statement, status and a
-narration, then each client's outcome and each expectation (holds / FAILS).
+narration, then each client's outcome and each expectation (holds / FAILS). A kubectl
+command's terminal follows the step that finished it: `$ kubectl …`, then its output as printed.
 
 Options:
   --schedule TOKEN  the steps to take, as client letters with counts (a3b2a = a a a b b a);

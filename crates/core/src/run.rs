@@ -236,6 +236,20 @@ pub fn check_expectations(scenario: &Scenario, world: &World) -> Vec<Expectation
             Some(Some(o)) => format!("{name} {o}"),
         }
     };
+    // The last kubectl command's terminal of a client, or why there is none.
+    let terminal = |name: &str| -> Result<&crate::kubectl::Terminal, String> {
+        let i = scenario.clients.iter().position(|c| c.name == name);
+        match i.and_then(|i| world.clients.get(i)) {
+            None => Err(format!("there is no client named {name}")),
+            Some(c) => c.terminal.as_ref().ok_or_else(|| {
+                if c.kubectl.is_some() {
+                    format!("{name}'s first kubectl command has not finished")
+                } else {
+                    format!("{name} has not run a kubectl command")
+                }
+            }),
+        }
+    };
     scenario
         .expectations
         .iter()
@@ -324,10 +338,32 @@ pub fn check_expectations(scenario: &Scenario, world: &World) -> Vec<Expectation
                     matches!(outcome(client), Some(Some(ClientOutcome::Failed(f))) if f.reason == *reason),
                     describe(client),
                 ),
-                // Evaluated by the engine's kubectl integration (issue #14).
-                ExpectKind::Prints { client, .. } | ExpectKind::Exits { client, .. } => {
-                    (false, format!("{client}: kubectl output is not recorded yet"))
-                }
+                ExpectKind::Prints { client, text } => match terminal(client) {
+                    Err(why) => (false, why),
+                    Ok(t) => {
+                        let all: String = t.chunks.iter().map(|c| c.text.as_str()).collect();
+                        if all.contains(text.as_str()) {
+                            (true, format!("{client}'s last kubectl command printed {text:?}"))
+                        } else if all.is_empty() {
+                            (false, format!("{client}'s last kubectl command printed nothing"))
+                        } else {
+                            (
+                                false,
+                                format!(
+                                    "{client}'s last kubectl command printed {:?}, without {text:?}",
+                                    all.trim_end()
+                                ),
+                            )
+                        }
+                    }
+                },
+                ExpectKind::Exits { client, code } => match terminal(client) {
+                    Err(why) => (false, why),
+                    Ok(t) => (
+                        t.exit == *code,
+                        format!("{client}'s last kubectl command exited {}", t.exit),
+                    ),
+                },
                 ExpectKind::AllSucceed => {
                     let bad: Vec<String> = scenario
                         .clients

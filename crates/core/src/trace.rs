@@ -1,7 +1,7 @@
 //! The JSON trace of a run (docs/json-trace.md): what `rvlab run --json` prints and what the
 //! page exports. Field names and meanings are stable.
 
-use crate::engine::{ClientOutcome, RUNTIME_ERROR};
+use crate::engine::{ClientOutcome, KubectlStep};
 use crate::run::Run;
 use crate::store::LostUpdate;
 use serde_json::{json, Value};
@@ -23,6 +23,24 @@ pub fn lost_update_json(l: &LostUpdate) -> Value {
     })
 }
 
+/// A kubectl step's `kubectl` member: the command, the request's index in it, and on the step
+/// that finished the command what it printed (`stdout`, `stderr`, `output`: both in the order
+/// written) and its `exit` status.
+fn kubectl_json(k: &KubectlStep) -> Value {
+    let mut v = json!({
+        "command": k.command,
+        "request_index": k.request_index,
+    });
+    if let (Some(t), Value::Object(m)) = (&k.terminal, &mut v) {
+        let output: String = t.chunks.iter().map(|c| c.text.as_str()).collect();
+        m.insert("stdout".into(), t.stdout().into());
+        m.insert("stderr".into(), t.stderr().into());
+        m.insert("output".into(), output.into());
+        m.insert("exit".into(), t.exit.into());
+    }
+    v
+}
+
 /// The run as a JSON trace.
 pub fn trace(run: &Run) -> Value {
     let scenario = &run.scenario;
@@ -38,7 +56,7 @@ pub fn trace(run: &Run) -> Value {
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            json!({
+            let mut step = json!({
                 "index": i,
                 "client": name_of(s.client),
                 "line": s.line,
@@ -58,7 +76,11 @@ pub fn trace(run: &Run) -> Value {
                 "revision": s.revision,
                 "narration": s.narration,
                 "lost_updates": s.lost_updates.iter().map(lost_update_json).collect::<Vec<_>>(),
-            })
+            });
+            if let (Some(k), Value::Object(m)) = (&s.kubectl, &mut step) {
+                m.insert("kubectl".into(), kubectl_json(k));
+            }
+            step
         })
         .collect();
     let clients: Vec<Value> = scenario
@@ -72,7 +94,7 @@ pub fn trace(run: &Run) -> Value {
                     "failed",
                     match &f.status {
                         Some(s) => s.0.clone(),
-                        None => json!({"reason": RUNTIME_ERROR, "message": f.message}),
+                        None => json!({"reason": f.reason, "message": f.message}),
                     },
                 ),
                 None => ("unfinished", Value::Null),

@@ -46,7 +46,8 @@ pub struct StepView {
     pub mark_label: &'static str,
     /// The revision this step wrote.
     pub revision: Option<u64>,
-    /// The equivalent kubectl command, where one exists.
+    /// The kubectl command a `kubectl` statement runs, else the equivalent kubectl command of
+    /// the request, where one exists.
     pub kubectl: Option<String>,
     /// Whether the step sent a request.
     pub sends_request: bool,
@@ -129,6 +130,39 @@ pub struct ClientView {
     /// `attempt 2 of 5 (DefaultRetry)` inside a retry block.
     pub attempt: Option<String>,
     pub vars: Vec<VarView>,
+    /// The client's files (kubectl's `-f F` and `> F`), in name order.
+    pub files: Vec<FileView>,
+}
+
+/// One of a client's files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileView {
+    pub name: String,
+    /// The file's text, as kubectl would read it from disk (YAML for an object).
+    pub text: String,
+}
+
+/// One command in a client's terminal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TerminalEntry {
+    /// The command line as typed (`kubectl apply -f my-config.yaml`), shown after `$ `.
+    pub command: String,
+    /// What it printed so far, in order (stdout and stderr interleaved as written). Empty
+    /// while the command runs: kubectl's output appears at the step of its last request.
+    pub chunks: Vec<crate::kubectl::Chunk>,
+    /// The exit status, once the command finished (`None`: still running).
+    pub exit: Option<u8>,
+    /// The steps (0-based indices in the run) of the command's first and latest request.
+    pub first_step: u32,
+    pub last_step: u32,
+}
+
+/// A client's terminal: its kubectl commands up to a step, the one in progress last.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TerminalView {
+    pub client_index: u32,
+    pub client: String,
+    pub entries: Vec<TerminalEntry>,
 }
 
 /// The state after a step.
@@ -292,7 +326,10 @@ pub fn step_view(scenario: &Scenario, index: u32, rec: &StepRecord) -> StepView 
         mark: rec.mark,
         mark_label: rec.mark.as_str(),
         revision: rec.revision,
-        kubectl: kubectl_command(rec),
+        kubectl: match &rec.kubectl {
+            Some(k) => Some(k.command.clone()),
+            None => kubectl_command(rec),
+        },
         sends_request: rec.action == Action::Request,
         finished: rec.finished.as_ref().map(|o| format!("{name} {o}")),
     }
@@ -356,6 +393,65 @@ fn value_text(v: &Value) -> String {
         Value::Array(a) if !a.is_empty() => yaml::to_yaml(v),
         other => other.to_string(),
     }
+}
+
+/// Every client's terminal after the first `steps` steps of the run (clamped to its length),
+/// from the run's records: each kubectl command that started by then, in order, with its
+/// output when it finished by then.
+pub fn terminals(run: &Run, steps: usize) -> Vec<TerminalView> {
+    let mut out: Vec<TerminalView> = run
+        .scenario
+        .clients
+        .iter()
+        .enumerate()
+        .map(|(i, c)| TerminalView {
+            client_index: i as u32,
+            client: c.name.clone(),
+            entries: Vec::new(),
+        })
+        .collect();
+    for (i, rec) in run.steps.iter().take(steps).enumerate() {
+        let (Some(k), Some(t)) = (&rec.kubectl, out.get_mut(rec.client as usize)) else {
+            continue;
+        };
+        let i = i as u32;
+        let running = t.entries.last_mut().filter(|e| e.exit.is_none());
+        let entry = match running {
+            Some(e) if k.request_index > 0 => e,
+            _ => {
+                t.entries.push(TerminalEntry {
+                    command: k.command.clone(),
+                    chunks: Vec::new(),
+                    exit: None,
+                    first_step: i,
+                    last_step: i,
+                });
+                let n = t.entries.len() - 1;
+                &mut t.entries[n]
+            }
+        };
+        entry.last_step = i;
+        if let Some(term) = &k.terminal {
+            entry.chunks = term.chunks.clone();
+            entry.exit = Some(term.exit);
+        }
+    }
+    out
+}
+
+/// A terminal as text, as a shell shows it: `$ COMMAND`, then what it printed, byte for byte
+/// (a command still running shows only its prompt line).
+pub fn terminal_text(entries: &[TerminalEntry]) -> String {
+    let mut s = String::new();
+    for e in entries {
+        s.push_str("$ ");
+        s.push_str(&e.command);
+        s.push('\n');
+        for c in &e.chunks {
+            s.push_str(&c.text);
+        }
+    }
+    s
 }
 
 /// The view of a world.
@@ -479,6 +575,14 @@ pub fn world_view(scenario: &Scenario, world: &World) -> WorldView {
                 next_sends_request: world.next_sends_request(scenario, i),
                 attempt,
                 vars,
+                files: c
+                    .files
+                    .iter()
+                    .map(|(name, f)| FileView {
+                        name: name.clone(),
+                        text: f.text.clone(),
+                    })
+                    .collect(),
             }
         })
         .collect();
@@ -512,7 +616,7 @@ pub fn run_text(run: &Run) -> String {
     }
     out.push_str(&format!("schedule {}, seed {}\n\n", run.token(), run.seed));
     let width = sc.clients.iter().map(|c| c.name.len()).max().unwrap_or(0);
-    for v in steps_view(run) {
+    for (v, rec) in steps_view(run).into_iter().zip(&run.steps) {
         out.push_str(&format!(
             "{:>3}  {} {:width$}  t={:<9} line {:<3} {}\n",
             v.number,
@@ -529,6 +633,21 @@ pub fn run_text(run: &Run) -> String {
             (None, _) => "local".to_string(),
         };
         out.push_str(&format!("     {status}: {}\n", v.narration));
+        if let Some((k, t)) = rec
+            .kubectl
+            .as_ref()
+            .and_then(|k| Some((k, k.terminal.as_ref()?)))
+        {
+            out.push_str("$ ");
+            out.push_str(&k.command);
+            out.push('\n');
+            for c in &t.chunks {
+                out.push_str(&c.text);
+            }
+            if !out.ends_with('\n') {
+                out.push_str("\n\\ no newline at the end of the output\n");
+            }
+        }
     }
     if let Some(s) = &run.stopped {
         out.push_str(&format!("\n{s}\n"));

@@ -17,11 +17,13 @@
 //! Files: `world.rs` (the [`World`] value, setup, the queries the scheduler and the views
 //! share), `step.rs` (one step: local statements, sleeps, errors), `request.rs` (building,
 //! sending and recording a request), `backoff.rs` (`wait.Backoff`, the backoff sleep step),
-//! `records.rs` ([`StepRecord`] and the outcome types), `vars.rs` (client variables and
+//! `kubectl.rs` (kubectl and file statements: [`Running`]), `records.rs` ([`StepRecord`] and
+//! the outcome types), `vars.rs` (client variables and
 //! observed revisions), `narrate.rs` (the sentences), `expr.rs` (expressions and paths).
 
 mod backoff;
 pub mod expr;
+mod kubectl;
 mod narrate;
 mod records;
 mod request;
@@ -30,8 +32,9 @@ mod vars;
 mod world;
 
 pub use backoff::{backoff_delay, jitter, RetryState};
+pub use kubectl::{Running, KUBECTL_ERROR};
 pub use narrate::{fmt_duration, lost_sentence, mark, to_status, verb_noun};
-pub use records::{Action, ClientOutcome, Failure, Mark, StepRecord, Verb};
+pub use records::{Action, ClientOutcome, Failure, KubectlStep, Mark, StepRecord, Verb};
 pub use vars::{Held, Revisions, Var, Vars};
 pub use world::{ClientState, Frame, World};
 

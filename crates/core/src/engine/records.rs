@@ -3,6 +3,7 @@
 
 use super::RUNTIME_ERROR;
 use crate::json::HValue;
+use crate::kubectl::Terminal;
 use crate::store::{LostUpdate, ObjectRef, Request, Response};
 use std::fmt;
 
@@ -148,6 +149,22 @@ pub struct StepRecord {
     pub sleep_nanos: Option<u64>,
     /// Set when the client finished with this step.
     pub finished: Option<ClientOutcome>,
+    /// For a step of a `kubectl` statement: the command and where this step is in it.
+    pub kubectl: Option<KubectlStep>,
+}
+
+/// A step of a `kubectl` statement: each request the command sends is one step, and the step
+/// of its last request (or the only step of a command that fails before sending anything)
+/// carries what it printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KubectlStep {
+    /// The command line as typed, from `kubectl` (`kubectl apply -f my-config.yaml`).
+    pub command: String,
+    /// Which request of the command this step sent, from 0 (0 also for a command that failed
+    /// before sending anything).
+    pub request_index: u32,
+    /// What the command printed and its exit status, on the step that finished it.
+    pub terminal: Option<Terminal>,
 }
 
 impl StepRecord {
@@ -175,6 +192,7 @@ impl StepRecord {
             mark: Mark::Local,
             sleep_nanos: None,
             finished: None,
+            kubectl: None,
         }
     }
 }

@@ -103,7 +103,7 @@ pub(super) fn query(path: String, manager: &str, force: bool) -> String {
 /// `metadata.resourceVersion`, or else the value of the first JSON patch operation on
 /// `/metadata/resourceVersion` (a `test` guard or a `replace`); a value that is not a string
 /// as JSON text. A delete's preconditions are not in it.
-fn sent_resource_version(request: &Request) -> Option<String> {
+pub(super) fn sent_resource_version(request: &Request) -> Option<String> {
     let body = request.body.as_ref()?;
     let rv = body.pointer("/metadata/resourceVersion").or_else(|| {
         body.as_array()?.iter().find_map(|op| {

@@ -197,6 +197,12 @@ impl World {
                 self.advance(client);
                 rec
             }
+            StmtKind::Kubectl { cmd, edits } => {
+                self.kubectl_stmt(scenario, client, cmd, edits, rec)
+            }
+            StmtKind::File { name: file, body } => {
+                self.file_stmt(scenario, client, file, body, rec)
+            }
             StmtKind::Retry { .. } => {
                 // Normalization enters retry blocks; reaching one here means an empty block.
                 self.advance(client);

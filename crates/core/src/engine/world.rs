@@ -3,10 +3,12 @@
 
 use super::backoff::RetryState;
 use super::expr;
+use super::kubectl::{file_of, Running};
 use super::records::{ClientOutcome, Failure, StepRecord, Verb};
 use super::request::{body_revision, query, with_identity};
 use super::vars::{revision_in, set_revision, Revisions, Vars};
 use super::{RunError, ScheduleError, MAX_CLIENTS, SETUP_ACTOR, SETUP_MANAGER};
+use crate::kubectl::{Files, Terminal};
 use crate::lang::ast::{Backoff, Scenario, SetupBody, Stmt, StmtKind};
 use crate::rng::Rng;
 use crate::store::{Actor, Env, LostUpdate, Method, ObjectRef, Request, Store};
@@ -39,6 +41,14 @@ pub struct ClientState {
     pub attempts: u32,
     /// Set once the client has finished.
     pub outcome: Option<ClientOutcome>,
+    /// The client's files (kubectl's `-f F` and `> F`, `file` statements), starting as the
+    /// scenario's top-level files.
+    pub files: Files,
+    /// The kubectl command in progress, between two of its requests.
+    pub kubectl: Option<Running>,
+    /// What the client's last finished kubectl command printed, and its exit status (for
+    /// `expect CLIENT prints` / `exits`).
+    pub terminal: Option<Terminal>,
 }
 
 /// The state of a run.
@@ -78,6 +88,43 @@ pub(super) fn block_at<'s>(
     Some((block, policy))
 }
 
+/// The value of a setup object's or a file's body: the literal, or the field lines written into
+/// `base` (an empty object when `None`). `root` names the value in error messages.
+pub(super) fn eval_body(
+    body: &SetupBody,
+    vars: &Vars,
+    root: &str,
+    base: Option<Value>,
+) -> Result<Value, String> {
+    match body {
+        SetupBody::Literal(e) => expr::eval(e, vars),
+        SetupBody::Fields(fields) => {
+            let mut v = base.unwrap_or_else(|| Value::Object(Map::new()));
+            for (path, e) in fields {
+                let val = expr::eval(e, vars)?;
+                expr::write_path(&mut v, root, path, val)?;
+            }
+            Ok(v)
+        }
+    }
+}
+
+/// The scenario's top-level files, as every client starts with them.
+fn setup_files(scenario: &Scenario) -> Result<Files, RunError> {
+    let mut files = Files::new();
+    for f in &scenario.files {
+        let value = eval_body(&f.body, &Vars::default(), "file", None).map_err(|message| {
+            RunError::Setup {
+                object: format!("file \"{}\"", f.name),
+                line: f.span.line,
+                message,
+            }
+        })?;
+        files.insert(f.name.clone(), file_of(value));
+    }
+    Ok(files)
+}
+
 impl World {
     /// Builds the starting world: the store with the setup objects created in order (as
     /// `POST ?fieldManager=kubectl-create` by `setup`), every client at its first statement.
@@ -103,23 +150,14 @@ impl World {
             write_verbs: VecMap::new(),
         };
         let no_vars = Vars::default();
+        let files = setup_files(scenario)?;
         for obj in &scenario.objects {
             let fail = |message: String| RunError::Setup {
                 object: obj.target.to_string(),
                 line: obj.span.line,
                 message,
             };
-            let body = match &obj.body {
-                SetupBody::Literal(e) => expr::eval(e, &no_vars).map_err(fail)?,
-                SetupBody::Fields(fields) => {
-                    let mut v = Value::Object(Map::new());
-                    for (path, e) in fields {
-                        let val = expr::eval(e, &no_vars).map_err(fail)?;
-                        expr::write_path(&mut v, "object", path, val).map_err(fail)?;
-                    }
-                    v
-                }
-            };
+            let body = eval_body(&obj.body, &no_vars, "object", None).map_err(fail)?;
             let body = with_identity(&obj.target, body).map_err(fail)?;
             if let Some(rv) = obj.at_revision {
                 world.store.advance_to(rv).map_err(fail)?;
@@ -160,6 +198,9 @@ impl World {
                 ready_at: 0,
                 attempts: 1,
                 outcome: None,
+                files: files.clone(),
+                kubectl: None,
+                terminal: None,
             });
         }
         for c in 0..n {

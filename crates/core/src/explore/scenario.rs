@@ -26,17 +26,21 @@
 //! worlds that differ only there merge:
 //! 1. the store's event log and the engine's `write_verbs` (history for the timeline only);
 //! 2. the list of lost updates, kept as one flag (only its emptiness is evaluated);
-//! 3. a finished client's variables, observations, position and wake-up time (only its
-//!    outcome is evaluated; no other client reads them), and every client's `attempts`
-//!    statistic (written, never read by a step);
+//! 3. a finished client's variables, observations, files, kubectl command in progress,
+//!    position and wake-up time (only its outcome is evaluated; no other client reads them),
+//!    every client's `attempts` statistic (written, never read by a step), and every client's
+//!    last kubectl output when no expectation reads it (`prints`, `exits`: nothing else does);
 //! 4. **time**, when it provably no longer matters: the clock reaches the store only as
 //!    timestamps with one-second resolution. Every future clock value lies between the current
 //!    clock and `max(clock, wake-up times) + Σ` (a static bound on all the sleeps each unfinished
-//!    client can still take, jitter at its maximum). When both ends fall in the same second,
-//!    every future write is stamped with that second whatever the order, so the clock is
+//!    client can still take, jitter at its maximum, kubectl's own back-off included). When
+//!    both ends fall in the same second, every future write is stamped with that second
+//!    whatever the order (and every AGE kubectl prints, whole seconds since a creation
+//!    stamped in whole seconds, is the same), so the clock is
 //!    replaced by the start of that second and the wake-up times by 0. If, in addition, the
 //!    scenario has no `create` or `apply` (the only requests that draw uids or names from the
-//!    generator), the generator can only change jitter, i.e. the clock, and is reset too.
+//!    generator; nor a `kubectl apply`, `kubectl create`), the generator can only change
+//!    jitter, i.e. the clock, and is reset too.
 //!
 //! Why this is exact: items 1–3 are never read by a step or by the evaluation, so a step
 //! maps worlds with the same normalisation to worlds with the same normalisation. For item 4,
@@ -70,6 +74,7 @@ use super::Recorder;
 use super::{compress, Bounds, Evaluation, Explorer, Model, Progress, Report};
 use crate::engine::{ClientOutcome, RunError, World};
 use crate::json::object;
+use crate::kubectl::{Command, Verb};
 use crate::lang::ast::{Backoff, ExpectKind, Scenario, Stmt, StmtKind};
 use crate::rng::Rng;
 use crate::run::check_expectations;
@@ -120,6 +125,8 @@ pub struct ScenarioModel {
     draws_random: bool,
     /// Whether worlds are normalised beyond history (items 3 and 4 of the module docs).
     merge_more: bool,
+    /// Some expectation reads a client's last kubectl output (`prints`, `exits`).
+    reads_terminals: bool,
     /// The distinct stores and client states seen, so that a memo key is a few numbers.
     components: RefCell<Interner>,
 }
@@ -129,6 +136,7 @@ fn max_sleep(stmts: &[Stmt]) -> u64 {
     stmts.iter().fold(0u64, |acc, s| {
         let here = match &s.kind {
             StmtKind::Sleep { nanos } => *nanos,
+            StmtKind::Kubectl { cmd, .. } => kubectl_max_wait(cmd),
             StmtKind::Retry { policy, body } => u64::from(policy.steps)
                 .saturating_mul(max_sleep(body))
                 .saturating_add(max_backoff(policy)),
@@ -167,9 +175,28 @@ fn max_backoff(p: &Backoff) -> u64 {
     }
 }
 
+/// The most virtual time one kubectl command can wait between its requests: client-side
+/// apply's conflict retries (kubectl 1.32 `pkg/cmd/apply/patcher.go`: at most `maxPatchRetry`
+/// = 5 retries, each after `patchRetryBackOffPeriod` = 1 s but the first, so 4 s); the other
+/// commands never wait (`kubectl::Machine` asks a wait only there).
+fn kubectl_max_wait(cmd: &Command) -> u64 {
+    match cmd.verb {
+        Verb::Apply {
+            server_side: false, ..
+        } => 4 * SECOND,
+        _ => 0,
+    }
+}
+
+/// Whether a statement may draw from the generator (uids and generated names of objects it
+/// creates): `create`, `apply`, and the kubectl commands that can create an object.
 fn has_random_draws(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match &s.kind {
         StmtKind::Create { .. } | StmtKind::Apply { .. } => true,
+        StmtKind::Kubectl { cmd, .. } => matches!(
+            cmd.verb,
+            Verb::Apply { .. } | Verb::Create { .. } | Verb::CreateConfigMap { .. }
+        ),
         StmtKind::Retry { body, .. } => has_random_draws(body),
         _ => false,
     })
@@ -187,6 +214,10 @@ impl ScenarioModel {
                 .collect(),
             draws_random: scenario.clients.iter().any(|c| has_random_draws(&c.body)),
             merge_more: true,
+            reads_terminals: scenario
+                .expectations
+                .iter()
+                .any(|e| matches!(e.kind, ExpectKind::Prints { .. } | ExpectKind::Exits { .. })),
             components: RefCell::new(Interner::default()),
         }
     }
@@ -243,12 +274,17 @@ impl ScenarioModel {
         }
         for c in &mut w.clients {
             c.attempts = 0;
+            if !self.reads_terminals {
+                c.terminal = None;
+            }
             if c.outcome.is_some() {
                 c.vars.clear();
                 c.observed.clear();
                 c.frames.clear();
                 c.backoff_pending = false;
                 c.ready_at = 0;
+                c.files.clear();
+                c.kubectl = None;
             }
         }
         let mut latest = w.clock_nanos;

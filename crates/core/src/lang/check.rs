@@ -76,6 +76,49 @@ fn clients(src: &str, sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnostic
             assignments(src, &c.name, &c.body, &mut assigned, diags);
         }
         retry_warnings(&c.body, diags);
+        let mut written: Vec<&str> = sc.files.iter().map(|f| f.name.as_str()).collect();
+        files(src, &c.body, &mut written, diags);
+    }
+}
+
+/// kubectl's `-f F` reads a file this client has: one given at the top level, or written
+/// before by `> F` or a `file "F"` statement (in text order; a `retry` body's first attempt
+/// runs with what came before it).
+fn files<'a>(src: &str, body: &'a [Stmt], written: &mut Vec<&'a str>, diags: &mut Vec<Diagnostic>) {
+    use crate::kubectl::Verb;
+    for s in body {
+        match &s.kind {
+            StmtKind::Kubectl { cmd, .. } => {
+                if let Verb::Apply { file, .. } | Verb::Replace { file } | Verb::Create { file } =
+                    &cmd.verb
+                {
+                    if !written.contains(&file.as_str()) {
+                        let after = src
+                            .get(s.span.start as usize + "kubectl".len()..)
+                            .unwrap_or("");
+                        let raw = s.span.start as usize
+                            + "kubectl".len()
+                            + (after.len() - after.trim_start_matches([' ', '\t']).len());
+                        let (a, b) = crate::kubectl::cmdline::file_span(&cmd.line)
+                            .unwrap_or((0, cmd.line.len()));
+                        diags.push(
+                            Diagnostic::error(
+                                span_at(src, (raw + a) as u32, (raw + b) as u32),
+                                format!("the path {file:?} does not exist"),
+                            )
+                            .with_hint(format!("kubectl reads the client's own files: write it first, with `kubectl get … -o yaml > {file}` or `file {file:?} = {{…}}`, or give it to every client with a top-level `file {file:?}`")),
+                        );
+                        written.push(file);
+                    }
+                }
+                if let Some(f) = &cmd.redirect {
+                    written.push(f);
+                }
+            }
+            StmtKind::File { name, .. } => written.push(name),
+            StmtKind::Retry { body, .. } => files(src, body, written, diags),
+            _ => {}
+        }
     }
 }
 

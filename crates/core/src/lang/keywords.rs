@@ -17,7 +17,8 @@ pub const EXERCISE_HEADERS: &[&str] = &["exercise", "instructions", "hint", "goa
 
 /// Words that start a client statement.
 pub const CLIENT_STATEMENTS: &[&str] = &[
-    "get", "update", "replace", "create", "patch", "apply", "delete", "sleep", "retry",
+    "get", "update", "replace", "create", "patch", "apply", "delete", "sleep", "retry", "kubectl",
+    "file",
 ];
 
 /// Words with a meaning in one place only (`retry on conflict`, `at resourceVersion`, …); they
@@ -45,6 +46,8 @@ pub const CONTEXTUAL: &[&str] = &[
     "all",
     "clients",
     "succeed",
+    "prints",
+    "exits",
     "DefaultRetry",
     "DefaultBackoff",
     "backoff",
@@ -96,7 +99,7 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 }
 
 /// Levenshtein distance in characters (inputs are short: words of one line).
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().take(64).collect();
     let b: Vec<char> = b.chars().take(64).collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();

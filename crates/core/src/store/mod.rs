@@ -86,13 +86,12 @@ mod patch;
 pub(crate) mod path;
 mod provenance;
 mod reference;
-mod schema;
+pub(crate) mod schema;
 pub mod selector;
 pub(crate) mod status;
 pub(crate) mod strategic;
-// Strategic merge patch creation for `kubectl apply` (used by the scenarios' kubectl, issue #14).
-#[allow(dead_code)]
-mod strategic_create;
+// Strategic merge patch creation for the scenarios' kubectl (issue #14).
+pub(crate) mod strategic_create;
 mod strict;
 pub mod table;
 

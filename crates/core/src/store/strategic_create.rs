@@ -682,6 +682,12 @@ pub(crate) fn json_merge_three_way(
     Ok(sorted(Value::Object(patch)))
 }
 
+/// evanphx `CreateMergePatch(original, modified)` of two objects (what `kubectl label`,
+/// `annotate` and `edit` of a custom resource send), keys sorted.
+pub(crate) fn json_merge_two_way(original: &Value, modified: &Value) -> Value {
+    sorted(Value::Object(json_diff(&obj(original), &obj(modified))))
+}
+
 /// evanphx `matchesValue`: JSON equality with every number a float64.
 fn json_matches(a: &Value, b: &Value) -> bool {
     match (a, b) {

@@ -386,6 +386,7 @@ error_snapshots!(
     literals,
     backoff,
     requests,
+    kubectl,
 );
 
 #[test]
@@ -543,6 +544,19 @@ mod props {
         "é",
         "\r\n",
         "schedule \"zz\"",
+        "kubectl ",
+        "kubectl get cm x -o yaml > f",
+        "kubectl edit cm x:",
+        "'",
+        " -o jsonpath='{.a}'",
+        " --type ",
+        " > ",
+        "file \"f\":",
+        "file \"f\" = ",
+        "expect a prints \"x\"",
+        " exits ",
+        "\\",
+        "$",
     ];
 
     fn mutate(base: &str, edits: &[(usize, u8, usize)]) -> String {
@@ -594,10 +608,10 @@ mod props {
 
         #[test]
         fn never_panics_on_edited_scenarios(
-            which in 0usize..2,
+            which in 0usize..3,
             edits in proptest::collection::vec((any::<usize>(), 0u8..4, any::<usize>()), 1..8),
         ) {
-            let base = [SEED, ALL_STATEMENTS][which];
+            let base = [SEED, ALL_STATEMENTS, super::KUBECTL_SEED][which];
             check_all(&mutate(base, &edits));
         }
     }
@@ -911,5 +925,264 @@ fn contains_is_highlighted_as_a_keyword_but_not_after_a_dot() {
             .count(),
         1,
         "{got:?}"
+    );
+}
+
+/// The seed's flow in kubectl (issue #14).
+const KUBECTL_SEED: &str = r#"title "Two kubectl users, one stale file"
+
+object configmap/my-config at resourceVersion 100:
+    data.key = "initial"
+
+client alice:
+    kubectl get configmap my-config -o jsonpath='{.metadata.resourceVersion}'
+    kubectl get configmap my-config -o yaml > my-config.yaml
+    file "my-config.yaml":
+        data.key = "from-alice"
+    kubectl apply --server-side -f my-config.yaml   # a comment
+
+client bob:
+    kubectl get cm my-config -o yaml > my-config.yaml
+    file "my-config.yaml":
+        data.key = "from-bob"
+    kubectl apply --server-side -f my-config.yaml
+
+schedule "abaabb"
+expect bob fails with Conflict
+expect bob exits 1
+expect bob prints "error: Operation cannot be fulfilled on configmaps \"my-config\""
+"#;
+
+#[test]
+fn kubectl_statements_parse() {
+    use rvlab_core::kubectl::{OutputFormat, Verb};
+    let s = ok(KUBECTL_SEED);
+    let alice = &s.clients[0].body;
+    let StmtKind::Kubectl { cmd, edits } = &alice[0].kind else {
+        panic!("{:?}", alice[0]);
+    };
+    assert!(edits.is_empty());
+    assert_eq!(
+        cmd.line,
+        "get configmap my-config -o jsonpath='{.metadata.resourceVersion}'"
+    );
+    assert_eq!(
+        cmd.verb,
+        Verb::Get {
+            resource: Resource::ConfigMap,
+            name: Some("my-config".into()),
+            output: OutputFormat::JsonPath("{.metadata.resourceVersion}".into())
+        }
+    );
+    assert_eq!(
+        alice[0].text,
+        "kubectl get configmap my-config -o jsonpath='{.metadata.resourceVersion}'"
+    );
+    let StmtKind::Kubectl { cmd, .. } = &alice[1].kind else {
+        panic!()
+    };
+    assert_eq!(cmd.redirect.as_deref(), Some("my-config.yaml"));
+    let StmtKind::File {
+        name,
+        body: SetupBody::Fields(f),
+    } = &alice[2].kind
+    else {
+        panic!("{:?}", alice[2]);
+    };
+    assert_eq!(name, "my-config.yaml");
+    assert_eq!(
+        f[0].0,
+        vec![PathSeg::Key("data".into()), PathSeg::Key("key".into())]
+    );
+    let StmtKind::Kubectl { cmd, .. } = &alice[3].kind else {
+        panic!()
+    };
+    assert_eq!(
+        cmd.line, "apply --server-side -f my-config.yaml",
+        "the comment is not part of the line"
+    );
+    assert_eq!(alice[3].span.line, 11);
+    assert_eq!(
+        s.expectations[1].kind,
+        ExpectKind::Exits {
+            client: "bob".into(),
+            code: 1
+        }
+    );
+    assert_eq!(
+        s.expectations[2].kind,
+        ExpectKind::Prints {
+            client: "bob".into(),
+            text: "error: Operation cannot be fulfilled on configmaps \"my-config\"".into()
+        }
+    );
+}
+
+#[test]
+fn kubectl_edit_blocks_files_and_setup_files() {
+    use rvlab_core::kubectl::Verb;
+    let s = ok(r#"object configmap/my-config:
+    data.color = "red"
+
+file "cm.yaml" = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "my-config"}, "data": {"color": "blue"}}
+file "other.yaml":
+    apiVersion = "v1"
+    kind = "ConfigMap"
+
+client alice:
+    c = "teal"
+    kubectl edit cm my-config:
+        data.color = c
+        metadata.labels["app.kubernetes.io/name"] = "web"
+    kubectl edit cm my-config
+    kubectl apply -f cm.yaml
+    file "new.yaml" = {"data": {"k": c}}
+    kubectl create -f new.yaml
+    retry on conflict:
+        kubectl replace -f other.yaml
+    kubectl = 1
+    file = kubectl + 1
+    kubectl.x = 2
+"#);
+    assert_eq!(s.files.len(), 2);
+    assert_eq!(s.files[0].name, "cm.yaml");
+    assert!(matches!(s.files[0].body, SetupBody::Literal(_)));
+    assert!(matches!(&s.files[1].body, SetupBody::Fields(f) if f.len() == 2));
+    let body = &s.clients[0].body;
+    let StmtKind::Kubectl { cmd, edits } = &body[1].kind else {
+        panic!("{:?}", body[1])
+    };
+    assert!(matches!(cmd.verb, Verb::Edit { .. }));
+    assert_eq!(cmd.line, "edit cm my-config");
+    assert_eq!(edits.len(), 2);
+    assert_eq!(body[1].text, "kubectl edit cm my-config:");
+    assert!(matches!(&body[2].kind, StmtKind::Kubectl { edits, .. } if edits.is_empty()));
+    assert!(
+        matches!(&body[4].kind, StmtKind::File { name, body: SetupBody::Literal(_) } if name == "new.yaml")
+    );
+    assert!(
+        matches!(&body[6].kind, StmtKind::Retry { body, .. } if matches!(body[0].kind, StmtKind::Kubectl { .. }))
+    );
+    assert!(matches!(&body[7].kind, StmtKind::Assign { var, .. } if var == "kubectl"));
+    assert!(matches!(&body[8].kind, StmtKind::Assign { var, .. } if var == "file"));
+    assert!(matches!(&body[9].kind, StmtKind::Assign { var, .. } if var == "kubectl"));
+}
+
+#[test]
+fn kubectl_errors_are_kubectls_words_at_the_word() {
+    let src = "client a:\n    kubectl get cm --foo\n";
+    let e = errors(src);
+    assert!(
+        e.starts_with("t.rvl:2:20: error: unknown flag: --foo\n"),
+        "{e}"
+    );
+    assert!(e.contains("See 'kubectl get --help' for usage."), "{e}");
+    let e = errors("client a:\n    kubectl get foo x\n");
+    assert!(
+        e.starts_with("t.rvl:2:17: error: the server doesn't have a resource type \"foo\"\n"),
+        "{e}"
+    );
+    let e = errors("client a:\n    kubectl patch cm x -p 'data: {a: b}'\n");
+    assert!(
+        e.starts_with("t.rvl:2:27: error: rvlab reads a -p patch as JSON only"),
+        "{e}"
+    );
+    let e = errors("client a:\n    kubectl patch cm x --type foo -p '{}'\n");
+    assert!(
+        e.starts_with(
+            "t.rvl:2:31: error: --type must be one of [json merge strategic], not \"foo\""
+        ),
+        "{e}"
+    );
+    let e = errors("client a:\n    kubectl label cm x team\n");
+    assert!(
+        e.contains("error: at least one label update is required"),
+        "{e}"
+    );
+    let e = errors("client a:\n    kubectl frobnicate\n");
+    assert!(
+        e.contains("error: unknown command \"frobnicate\" for \"kubectl\""),
+        "{e}"
+    );
+    let e = errors("kubectl get cm\n");
+    assert!(e.contains("unknown top-level statement `kubectl`"), "{e}");
+    // The statements after a broken one are still checked.
+    let e = errors("client a:\n    kubectl get cm --foo\n    kubectl get bar\n");
+    assert!(e.contains("2:20") && e.contains("3:17"), "{e}");
+}
+
+#[test]
+fn a_file_never_written_is_kubectls_path_error() {
+    let e = errors("client a:\n    kubectl apply -f my-config.yaml\n");
+    assert!(
+        e.starts_with("t.rvl:2:22: error: the path \"my-config.yaml\" does not exist\n"),
+        "{e}"
+    );
+    let e = errors(
+        "client a:\n    kubectl replace --filename=x.yaml\n    kubectl get cm x -o yaml > x.yaml\n",
+    );
+    assert!(
+        e.starts_with("t.rvl:2:32: error: the path \"x.yaml\" does not exist"),
+        "{e}"
+    );
+    // Each client has its own files.
+    let e = errors("client a:\n    kubectl get cm x -o yaml > x.yaml\nclient b:\n    kubectl apply -f x.yaml\n");
+    assert!(e.contains("4:22"), "{e}");
+    // Written before, by `>`, by `file`, or at the top level: fine, also inside `retry`.
+    ok("file \"t.yaml\" = {}\nclient a:\n    kubectl get cm x -o yaml > x.yaml\n    kubectl apply -f x.yaml\n    file \"y\" = {}\n    retry on conflict:\n        kubectl replace -f y\n        kubectl create -f t.yaml\n");
+}
+
+#[test]
+fn kubectl_block_errors() {
+    let e = errors("client a:\n    kubectl get cm x\n        data.a = 1\n");
+    assert!(e.contains("unexpected indentation"), "{e}");
+    let e = errors("client a:\n    kubectl edit cm x:\n    kubectl get cm x\n");
+    assert!(e.contains("needs the edit as an indented block"), "{e}");
+    let e = errors("client a:\n    obj = get configmap/x\nexpect a exits 256\n");
+    assert!(
+        e.contains("`exits` needs an exit status from 0 to 255"),
+        "{e}"
+    );
+    let e = errors("file \"a\" = {}\nfile \"a\" = {}\nclient a:\n    sleep 1s\n");
+    assert!(e.contains("file \"a\" is declared twice"), "{e}");
+    let e = errors("file \"a\" = {\"k\": x}\nclient a:\n    sleep 1s\n");
+    assert!(e.contains("setup files must be literal values"), "{e}");
+    let e = errors("client a:\n    kubectl edit cm x:\n        data.a = y\n");
+    assert!(e.contains("`y` is used before it is assigned"), "{e}");
+}
+
+#[test]
+fn kubectl_lines_are_highlighted() {
+    use rvlab_core::lang::{highlight, TokenClass as C};
+    let src = "client a:\n    kubectl get cm my-config -o jsonpath='{.a}' > f # c\n";
+    let h = highlight(src);
+    let class_of = |word: &str| {
+        let at = src.find(word).unwrap() as u32;
+        h.iter()
+            .find(|(s, _)| s.start == at)
+            .map(|(s, c)| (&src[s.start as usize..s.end as usize], *c))
+    };
+    assert_eq!(class_of("kubectl"), Some(("kubectl", C::Keyword)));
+    assert_eq!(class_of("get"), Some(("get", C::Keyword)));
+    assert_eq!(class_of("cm"), Some(("cm", C::Reference)));
+    assert_eq!(class_of("my-config"), Some(("my-config", C::Reference)));
+    assert_eq!(class_of("-o"), Some(("-o", C::Keyword)));
+    assert_eq!(class_of("jsonpath"), Some(("jsonpath='{.a}'", C::String)));
+    assert_eq!(class_of(">"), Some((">", C::Punctuation)));
+    assert_eq!(class_of("f #"), Some(("f", C::String)));
+    assert_eq!(class_of("# c"), Some(("# c", C::Comment)));
+    let src = "client a:\n    file \"f\" = {}\n    file = 1\n";
+    let h = highlight(src);
+    assert_eq!(
+        h.iter()
+            .find(|(s, _)| s.line == 2 && s.col == 5)
+            .map(|x| x.1),
+        Some(C::Keyword)
+    );
+    assert_eq!(
+        h.iter()
+            .find(|(s, _)| s.line == 3 && s.col == 5)
+            .map(|x| x.1),
+        Some(C::Identifier)
     );
 }

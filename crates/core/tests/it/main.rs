@@ -6,6 +6,7 @@
 mod engine;
 mod exercises;
 mod explore;
+mod kubectl_engine;
 mod lang;
 mod narration;
 mod status;

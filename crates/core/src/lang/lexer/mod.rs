@@ -81,6 +81,9 @@ pub(crate) enum Tok {
     /// A duration in nanoseconds.
     Duration(u64),
     Punct(Punct),
+    /// The rest of a `kubectl …` line, raw (a shell command line, `#` comment excluded): the
+    /// token after the word `kubectl` at the start of a statement.
+    Raw(String),
     /// The end of a logical line.
     Newline,
     Indent,
@@ -98,6 +101,7 @@ impl Tok {
             Tok::Str(_) => "string".into(),
             Tok::Num(_) => "number".into(),
             Tok::Duration(_) => "duration".into(),
+            Tok::Raw(_) => "kubectl command line".into(),
             Tok::Punct(p) => format!("`{}`", p.as_str()),
             Tok::Newline => "end of line".into(),
             Tok::Indent => "indentation".into(),
@@ -579,7 +583,39 @@ impl<'a> Lexer<'a> {
         }
         let span = self.span_from(m);
         let text = self.src[m.pos..self.pos].to_string();
+        let first = !self.line_has_tokens && self.brackets.is_empty();
+        let kubectl = first && text == "kubectl";
         self.push(Tok::Word(text), span);
+        if kubectl {
+            self.kubectl_line();
+        }
+    }
+
+    /// After `kubectl` at the start of a statement: the rest of the line is one [`Tok::Raw`]
+    /// (up to a `#` comment, as the shell reads it), unless `kubectl` is a variable being
+    /// assigned (`kubectl = …`, `kubectl.x = …`, `kubectl[0] = …`).
+    fn kubectl_line(&mut self) {
+        let rest = self.rest();
+        let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+        let after = line.trim_start_matches([' ', '\t']);
+        if (after.starts_with('=') && !after.starts_with("=="))
+            || after.starts_with('.')
+            || after.starts_with('[')
+            || !(after.is_empty() || line.starts_with([' ', '\t']))
+        {
+            return;
+        }
+        while matches!(self.peek(), Some(' ' | '\t')) {
+            self.bump();
+        }
+        let m = self.mark();
+        let end = crate::kubectl::cmdline::comment_start(after);
+        let text = after[..end].trim_end_matches([' ', '\t', '\r']);
+        for _ in text.chars() {
+            self.bump();
+        }
+        let span = self.span_from(m);
+        self.push(Tok::Raw(text.to_string()), span);
     }
 }
 
@@ -595,7 +631,9 @@ fn looks_like_statement(line: &str) -> bool {
     if word.is_empty() || word.starts_with(|c: char| c.is_ascii_digit()) {
         return false;
     }
-    if super::keywords::is_reserved(word) && !matches!(word, "true" | "false" | "null") {
+    if (super::keywords::is_reserved(word) || word == "kubectl")
+        && !matches!(word, "true" | "false" | "null")
+    {
         return true;
     }
     let rest = line[word_len..].trim_start_matches([' ', '\t']);
@@ -635,6 +673,29 @@ mod tests {
         assert_eq!(l.diagnostics.len(), 1, "{:?}", l.diagnostics);
         assert_eq!(l.diagnostics[0].message, "unclosed `[`");
         assert_eq!(l.diagnostics[0].span.line, 5);
+    }
+
+    #[test]
+    fn a_kubectl_line_is_one_raw_token() {
+        let toks = kinds("kubectl get cm x -o jsonpath='{.a}' # note\nkubectl = 1\nkubectl\n");
+        assert_eq!(toks[0], Tok::Word("kubectl".into()));
+        assert_eq!(toks[1], Tok::Raw("get cm x -o jsonpath='{.a}'".into()));
+        assert_eq!(toks[2], Tok::Newline);
+        assert_eq!(toks[4], Tok::Punct(Punct::Assign));
+        assert_eq!(toks[8], Tok::Raw(String::new()));
+        let l = lex("kubectl get cm '#x' # c");
+        assert_eq!(l.comments.len(), 1);
+        assert_eq!(l.tokens[1].tok, Tok::Raw("get cm '#x'".into()));
+        assert_eq!(
+            (
+                l.tokens[1].span.start,
+                l.tokens[1].span.end,
+                l.tokens[1].span.col
+            ),
+            (8, 19, 9)
+        );
+        // Not at the start of a statement: a word.
+        assert_eq!(kinds("x = kubectl get")[2], Tok::Word("kubectl".into()));
     }
 
     #[test]

@@ -205,6 +205,8 @@ impl Parser<'_> {
                 Ok(self.finish(StmtKind::Sleep { nanos }, t.span))
             }
             "retry" => self.retry(t.span, in_retry),
+            "kubectl" if matches!(self.peek_n(1), Tok::Raw(_)) => self.kubectl_stmt(),
+            "file" if matches!(self.peek_n(1), Tok::Str(_)) => self.file_stmt(),
             "get" => Err(self.fail(
                 Diagnostic::error(t.span, "`get` needs a variable for its result")
                     .with_hint("write `obj = get configmap/NAME`"),
@@ -230,7 +232,7 @@ impl Parser<'_> {
                         d = match keywords::closest(w, candidates) {
                             Some(k) => d.with_hint(did_you_mean(k)),
                             None => d.with_hint(
-                                "client statements: VAR = get REF, VAR.PATH = VALUE, update VAR, create, patch, apply, delete, sleep, retry on conflict:",
+                                "client statements: VAR = get REF, VAR.PATH = VALUE, update VAR, create, patch, apply, delete, sleep, retry on conflict:, kubectl …, file \"F\" = VALUE",
                             ),
                         };
                         Err(self.fail(d))

@@ -127,6 +127,40 @@ impl Parser<'_> {
                             reason: reason.clone(),
                         }
                     }
+                    Tok::Word(x) if x == "prints" => {
+                        self.advance();
+                        let s = self.tok_at(0).clone();
+                        let Tok::Str(text) = s.tok else {
+                            return Err(self.unexpected("the text as a string, e.g. \"configmap/my-config configured\""));
+                        };
+                        self.advance();
+                        ExpectKind::Prints {
+                            client: client.clone(),
+                            text,
+                        }
+                    }
+                    Tok::Word(x) if x == "exits" => {
+                        self.advance();
+                        let n = self.tok_at(0).clone();
+                        let code = match &n.tok {
+                            Tok::Num(serde_json::Value::Number(v)) => {
+                                v.as_u64().and_then(|v| u8::try_from(v).ok())
+                            }
+                            _ => None,
+                        };
+                        let Some(code) = code else {
+                            return Err(self.fail(
+                                Diagnostic::error(n.span, "`exits` needs an exit status from 0 to 255")
+                                    .with_expected("a number like 1")
+                                    .with_hint("kubectl exits 0 on success and 1 on an error"),
+                            ));
+                        };
+                        self.advance();
+                        ExpectKind::Exits {
+                            client: client.clone(),
+                            code,
+                        }
+                    }
                     Tok::Word(x) if x == "succeed" || x == "fail" => {
                         return Err(self.fail(
                             Diagnostic::error(k.span, format!("unexpected `{x}`"))
@@ -136,7 +170,7 @@ impl Parser<'_> {
                     }
                     _ => {
                         let mut d = Diagnostic::error(k.span, unexpected_msg(&k.tok))
-                            .with_expected("`succeeds` or `fails with REASON`");
+                            .with_expected("`succeeds`, `fails with REASON`, `prints \"TEXT\"` or `exits N`");
                         if matches!(k.tok, Tok::Word(_) | Tok::Punct(Punct::Dot)) {
                             d = d.with_hint("to check an object, start with its reference: `expect configmap/NAME data.key == \"v\"`");
                         }
@@ -150,7 +184,7 @@ impl Parser<'_> {
                 return Err(self.fail(
                     Diagnostic::error(first.span, unexpected_msg(&first.tok))
                         .with_expected("an expectation")
-                        .with_hint("expectations: no lost updates | REF PATH == VALUE | REF PATH contains VALUE | REF exists | REF is deleted | CLIENT succeeds | CLIENT fails with REASON | all clients succeed"),
+                        .with_hint("expectations: no lost updates | REF PATH == VALUE | REF PATH contains VALUE | REF exists | REF is deleted | CLIENT succeeds | CLIENT fails with REASON | CLIENT prints \"TEXT\" | CLIENT exits N | all clients succeed"),
                 ))
             }
         };

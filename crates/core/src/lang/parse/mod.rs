@@ -9,11 +9,13 @@
 //! This file holds the parser's state, token access and error recovery; one file per area of
 //! the grammar: [`top`] (the file and its top-level lines), [`objects`] (references and setup
 //! objects), [`expr`] (expressions and paths), [`client`] (client blocks and their statements),
-//! [`retry`] (`retry on conflict` and its policies), [`expect`] (expectations).
+//! [`retry`] (`retry on conflict` and its policies), [`expect`] (expectations), [`kubectl`]
+//! (`kubectl …` statements and `file` statements and setup files).
 
 mod client;
 mod expect;
 mod expr;
+mod kubectl;
 mod objects;
 mod retry;
 mod top;

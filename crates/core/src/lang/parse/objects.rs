@@ -152,20 +152,7 @@ impl Parser<'_> {
             self.block_colon()?;
         }
         if matches!(self.peek(), Tok::Indent) {
-            fields = self.block(|p| {
-                let path = p.field_path()?;
-                if p.at_punct(Punct::EqEq) {
-                    return Err(p.fail(
-                        Diagnostic::error(p.span(), "`==` compares; use `=` to set a field")
-                            .with_expected("`=`"),
-                    ));
-                }
-                p.expect_punct(Punct::Assign)?;
-                let value = p.expr(0)?;
-                p.literal_only(&value, "setup objects");
-                p.expect_eol()?;
-                Ok(Some((path, value)))
-            });
+            fields = self.field_block(Some("setup objects"));
         }
         let at_revision = self.next_revision(at, span);
         self.scenario.objects.push(SetupObject {

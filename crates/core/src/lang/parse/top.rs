@@ -96,6 +96,7 @@ impl Parser<'_> {
             "expect" => self.expectation(),
             "object" => self.object(),
             "client" => self.client(),
+            "file" if matches!(self.peek_n(1), Tok::Str(_)) => self.setup_file(),
             w if EXERCISE_HEADERS.contains(&w) => {
                 let w = w.to_string();
                 self.exercise_line(&t, &w)
