@@ -354,6 +354,7 @@ mod tests {
             "cm-empty",
             "w1",
             "w2",
+            "w3",
             "deploy-web",
         ] {
             let v = server(name);
