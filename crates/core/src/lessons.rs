@@ -59,6 +59,10 @@ lessons! {
     "13" "patch-precondition",
     "14" "finalizers",
     "15" "conditions",
+    "16" "kubectl-stale-apply",
+    "17" "kubectl-apply-three-way",
+    "18" "kubectl-patch-skips-the-check",
+    "19" "kubectl-edit-and-replace",
 }
 
 /// The lesson with this id.

@@ -343,8 +343,17 @@ pub(crate) async fn handle(
                 outcome.revision,
             );
         }
+        // The trace shows the request as it came: the path as sent, and a body's media type
+        // as sent (a protobuf or YAML object body is traced decoded, under its own type:
+        // `kubectl create configmap` sends protobuf), the store's when none was given.
+        let sent_type = Some(body::media_type(content_type.as_deref())).filter(|m| !m.is_empty());
         let traced = Request {
             path: path_q.clone(),
+            content_type: request
+                .content_type
+                .clone()
+                .and(sent_type)
+                .or(request.content_type.clone()),
             ..request.clone()
         };
         let index = st.trace.next_index();

@@ -57,6 +57,11 @@ fn bodies_json_empty_content_type_yaml_and_refusals() {
     );
     assert_eq!(a.code, 201, "{}", a.text());
     assert_eq!(a.json()["data"]["k"], "v");
+    // Traced decoded, under the media type sent (none sent: the store's JSON).
+    let steps = trace(&h);
+    assert_eq!(steps[0]["request"]["content_type"], "application/json");
+    assert_eq!(steps[1]["request"]["content_type"], "application/yaml");
+    assert_eq!(steps[1]["request"]["body"]["data"]["k"], "v");
     let a = request(
         h.addr(),
         "POST",
@@ -358,7 +363,12 @@ fn kubectl_create_configmaps_protobuf_body_is_decoded() {
     );
     let steps = get(h.addr(), "/rvlab/v1/trace").json()["steps"].clone();
     assert_eq!(steps[0]["client"], "kubectl-create");
-    assert_eq!(steps[0]["request"]["content_type"], "application/json");
+    // Traced as sent: the decoded body under the protobuf media type.
+    assert_eq!(
+        steps[0]["request"]["content_type"],
+        "application/vnd.kubernetes.protobuf"
+    );
+    assert_eq!(steps[0]["request"]["body"]["kind"], "ConfigMap");
     h.stop().unwrap();
 }
 

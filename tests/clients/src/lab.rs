@@ -96,6 +96,14 @@ impl Lab {
         c
     }
 
+    /// `sh -c LINE` in `dir`, with the test's environment (not started): a command line run
+    /// exactly as a shell splits it, `> FILE` included (the differential test).
+    pub fn shell(&self, dir: &Path, line: &str) -> Command {
+        let mut c = self.command(Path::new("/bin/sh"));
+        c.arg("-c").arg(line).current_dir(dir);
+        c
+    }
+
     /// A kubectl command with `args` (not started).
     pub fn kubectl_command(&self, args: &[&str]) -> Result<Command> {
         let mut c = self.command(&tools::kubectl()?);

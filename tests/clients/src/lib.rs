@@ -8,9 +8,11 @@
 //!   kubeconfig, `HOME` and `KUBECACHEDIR`, and the clients run against it;
 //! - [`process`]: running a real binary with a deadline, capturing stdout, stderr, exit code;
 //!   a [`process::Stream`] for the ones that keep running (`kubectl get -w`);
+//! - [`differential`]: the kubectl differential test (the model against the real kubectl);
 //! - [`http`]: a second client through plain HTTP (hyper), blocking for tests, async for the
 //!   benchmark.
 
+pub mod differential;
 pub mod http;
 pub mod lab;
 pub mod process;

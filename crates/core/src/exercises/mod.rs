@@ -227,6 +227,8 @@ exercises! {
     "11" "counter",
     "12" "starve-default-retry",
     "13" "fresh-version-stale-body",
+    "14" "kubectl-patch-precondition",
+    "15" "kubectl-stale-file",
 }
 
 /// The built-in exercise with this id.

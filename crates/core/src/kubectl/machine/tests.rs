@@ -1289,3 +1289,65 @@ fn server_warnings_print_once_before_the_result() {
     }
     assert_eq!(r.out(), "configmap/my-config patched (no change)\n");
 }
+
+#[test]
+fn a_deployment_applied_then_edited_by_container_image() {
+    let mut s = Store::new();
+    let mut rng = Rng::new(3);
+    let web = json!({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"default"},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx:1.27"}]}}}});
+    let r = Request {
+        method: Method::Post,
+        path: "/apis/apps/v1/namespaces/default/deployments?fieldManager=kubectl-create".into(),
+        content_type: Some("application/json".into()),
+        body: Some(web),
+    };
+    let actor = Actor {
+        name: "setup".into(),
+        base_revision: 0,
+    };
+    let env = &mut Env {
+        now_ms: 0,
+        rng: &mut rng,
+    };
+    assert_eq!(s.handle(&r, &actor, env).response.code, 201);
+    let mut f = files(&[(
+        "web.yaml",
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}, "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "web", "image": "nginx:1.28"}]}}}}),
+    )]);
+    let r = run(
+        &mut s,
+        &mut rng,
+        &cmd("apply -f web.yaml", apply("web.yaml")),
+        &mut f,
+    );
+    assert_eq!(
+        r.body(1),
+        json!({"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"annotations\":{},\"name\":\"web\",\"namespace\":\"default\"},\"spec\":{\"replicas\":3,\"selector\":{\"matchLabels\":{\"app\":\"web\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":[{\"image\":\"nginx:1.28\",\"name\":\"web\"}]}}}}\n"}},"spec":{"replicas":3,"template":{"spec":{"$setElementOrder/containers":[{"name":"web"}],"containers":[{"image":"nginx:1.28","name":"web"}]}}}})
+    );
+    assert_eq!(r.out(), "deployment.apps/web configured\n");
+    let d = Target {
+        resource: Resource::Deployment,
+        name: "web".into(),
+    };
+    let c = cmd("edit deploy web", Verb::Edit { target: d });
+    let edits = vec![
+        (
+            vec![
+                key("spec"),
+                key("template"),
+                key("spec"),
+                key("containers"),
+                PathSeg::Index(0),
+                key("image"),
+            ],
+            HValue(json!("nginx:1.29")),
+        ),
+        (vec![key("spec"), key("replicas")], HValue(json!(4))),
+    ];
+    let r = run_with(&mut s, &mut rng, &c, edits, &mut f);
+    assert_eq!(
+        r.body(1),
+        json!({"spec":{"replicas":4,"template":{"spec":{"$setElementOrder/containers":[{"name":"web"}],"containers":[{"image":"nginx:1.29","name":"web"}]}}}})
+    );
+    assert_eq!(r.out(), "deployment.apps/web edited\n");
+}

@@ -1,0 +1,669 @@
+//! The differential test of kubectl scenarios (issue #14): a scenario is run in the model (the
+//! core's engine with its kubectl machine) and with the real kubectl against an in-process
+//! `rvlab serve` loaded with the same setup, kubectl commands in the same order, and each
+//! command's requests and terminal are compared.
+//!
+//! - [`model`] runs the scenario in the core ([`rvlab_core::engine::World`]) in an order where
+//!   each kubectl command runs to its end before the next one starts (the scenario's `schedule`
+//!   while it respects that, then client by client in declaration order), and writes down a
+//!   [`Script`]: the kubectl commands with what the model sent and printed, the file texts the
+//!   model's `file` statements made, and the raw requests of the other statements.
+//! - [`real`] plays that script: every client its own directory with its files, each kubectl
+//!   line run by `sh` in it with the real kubectl (a fresh `HOME` and `KUBECACHEDIR` per
+//!   scenario; `kubectl edit` with an `EDITOR` that makes the scenario's edit), the requests
+//!   each command caused read from the server's trace; the raw requests sent as the model sent
+//!   them, so both sides see the same store.
+//! - [`compare`] sets the two side by side: method, path with query, content type, body as JSON;
+//!   stdout, stderr, exit status; and for `> F` the file's text. uids, RFC 3339 times and the
+//!   AGE cells of tables are masked on both sides ([`mask`]); resourceVersions are not (the
+//!   server and the model count the same).
+
+use crate::lab::{mask_ages, Lab, RUN_TIMEOUT};
+use crate::process;
+use crate::tools;
+use anyhow::{bail, Context, Result};
+use rvlab_core::engine::{self, World};
+use rvlab_core::kubectl::{self, OutputFormat, Verb};
+use rvlab_core::lang::ast::{PathSeg, Scenario, StmtKind};
+use rvlab_core::store::Request;
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// One request as both sides see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Req {
+    pub method: String,
+    /// The path with its query string.
+    pub path: String,
+    pub content_type: Option<String>,
+    pub body: Option<Value>,
+}
+
+impl Req {
+    fn of(r: &Request) -> Req {
+        Req {
+            method: r.method.as_str().to_owned(),
+            path: r.path.clone(),
+            content_type: r.content_type.clone(),
+            body: r.body.clone(),
+        }
+    }
+
+    /// A step of the server's trace (`request` {`method`, `path`, `content_type`, `body`}).
+    fn of_trace(step: &Value) -> Req {
+        let r = &step["request"];
+        Req {
+            method: r["method"].as_str().unwrap_or_default().to_owned(),
+            path: r["path"].as_str().unwrap_or_default().to_owned(),
+            content_type: r["content_type"].as_str().map(str::to_owned),
+            body: match &r["body"] {
+                Value::Null => None,
+                b => Some(b.clone()),
+            },
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "method": self.method,
+            "path": self.path,
+            "content_type": self.content_type,
+            "body": self.body,
+        })
+    }
+}
+
+/// What one kubectl command did, on one side.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Outcome {
+    /// Its resource requests (no discovery or OpenAPI), in order.
+    pub requests: Vec<Req>,
+    pub stdout: String,
+    pub stderr: String,
+    pub exit: i32,
+    /// For `> F`: the file's text afterwards (the model's only while its client runs on).
+    pub file: Option<String>,
+}
+
+/// A step of the script the model wrote down.
+#[derive(Debug, Clone)]
+pub enum Action {
+    /// A kubectl command and what the model did with it.
+    Kubectl(Box<Planned>),
+    /// A client's file got this text (a `file` statement of the model).
+    WriteFile {
+        client: usize,
+        name: String,
+        text: String,
+    },
+    /// A statement other than kubectl sent this request (sent as is to the real server).
+    Raw { client: usize, request: Req },
+}
+
+/// A kubectl command of the script.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub client: usize,
+    /// The statement's line in the scenario.
+    pub line: u32,
+    pub cmd: kubectl::Command,
+    /// A `kubectl edit` block's assignments, evaluated: (path as a JSON array of keys and
+    /// indices, value).
+    pub edits: Vec<(Value, Value)>,
+    pub model: Outcome,
+}
+
+/// The kubectl command the model is running: its client, edits and requests so far.
+struct InProgress {
+    client: usize,
+    edits: Vec<(Value, Value)>,
+    requests: Vec<Req>,
+}
+
+/// A scenario as the model ran it.
+#[derive(Debug, Clone)]
+pub struct Script {
+    /// The clients' names, in declaration order.
+    pub clients: Vec<String>,
+    /// The files every client holds at the start (the scenario's top-level `file`s), as
+    /// (client, name, text).
+    pub files: Vec<(usize, String, String)>,
+    pub actions: Vec<Action>,
+}
+
+fn model_file_text(world: &World, client: usize, name: &str) -> Option<String> {
+    world.clients[client]
+        .files
+        .get(name)
+        .map(|f| f.text.clone())
+}
+
+fn path_json(path: &[PathSeg]) -> Value {
+    Value::Array(
+        path.iter()
+            .map(|s| match s {
+                PathSeg::Key(k) => Value::String(k.clone()),
+                PathSeg::Index(i) => Value::from(*i),
+            })
+            .collect(),
+    )
+}
+
+/// Parses `src`, failing with its diagnostics.
+pub fn parse(src: &str) -> Result<Scenario> {
+    let parsed = rvlab_core::lang::parse(src);
+    match parsed.scenario {
+        Some(s) => Ok(s),
+        None => {
+            let mut text = String::new();
+            for d in &parsed.diagnostics {
+                let _ = writeln!(text, "{}:{}: {}", d.span.line, d.span.col, d.message);
+            }
+            bail!("the scenario does not parse:\n{text}")
+        }
+    }
+}
+
+/// Runs the scenario in the model (see the module's doc) and writes down its script.
+pub fn model(scenario: &Scenario) -> Result<Script> {
+    let mut world = World::new(scenario, 0).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let n = scenario.clients.len();
+    let token = match &scenario.schedule {
+        Some((t, _)) => rvlab_core::schedule::parse_token(t, n as u32)
+            .map_err(|e| anyhow::anyhow!("schedule: {e}"))?,
+        None => Vec::new(),
+    };
+    let mut token = token.into_iter();
+    let mut files = Vec::new();
+    for (c, state) in world.clients.iter().enumerate() {
+        for (name, f) in state.files.iter() {
+            files.push((c, name.clone(), f.text.clone()));
+        }
+    }
+    let mut actions = Vec::new();
+    let mut running: Option<InProgress> = None;
+    for _ in 0..engine::MAX_STEPS {
+        if world.is_finished() {
+            break;
+        }
+        let pick = match (&running, token.next()) {
+            (Some(r), Some(t)) if t as usize != r.client => bail!(
+                "the schedule interleaves step {} of client {} inside a kubectl command of \
+                 client {}: the differential test runs each kubectl command to its end first",
+                t,
+                scenario.clients[t as usize].name,
+                scenario.clients[r.client].name
+            ),
+            (_, Some(t)) => t as usize,
+            (Some(r), None) => r.client,
+            (None, None) => match world.unfinished().first() {
+                Some(&c) => c as usize,
+                None => break,
+            },
+        };
+        let stmt = world.next_statement(scenario, pick as u32);
+        if let (Some(s), None) = (stmt, &running) {
+            if let StmtKind::Kubectl { edits, .. } = &s.kind {
+                let vars = &world.clients[pick].vars;
+                let mut evaluated = Vec::new();
+                for (path, e) in edits {
+                    let v = engine::expr::eval(e, vars)
+                        .map_err(|e| anyhow::anyhow!("line {}: {e}", s.span.line))?;
+                    evaluated.push((path_json(path), v));
+                }
+                running = Some(InProgress {
+                    client: pick,
+                    edits: evaluated,
+                    requests: Vec::new(),
+                });
+            }
+        }
+        let rec = world
+            .take_step(scenario, Some(pick as u32))
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .context("the model stopped with clients left")?;
+        match stmt.map(|s| &s.kind) {
+            Some(StmtKind::Kubectl { cmd, .. }) => {
+                let Some(mut r) = running.take() else {
+                    bail!("internal: a kubectl step with no command running");
+                };
+                r.requests.extend(rec.request.as_ref().map(Req::of));
+                let terminal = rec.kubectl.as_ref().and_then(|k| k.terminal.clone());
+                let Some(t) = terminal else {
+                    running = Some(r);
+                    continue;
+                };
+                let c = r.client;
+                // (The engine drops a finished client's files: then there is none to compare.)
+                let file = cmd
+                    .redirect
+                    .as_ref()
+                    .and_then(|f| model_file_text(&world, c, f));
+                actions.push(Action::Kubectl(Box::new(Planned {
+                    client: c,
+                    line: rec.line,
+                    cmd: cmd.clone(),
+                    edits: r.edits,
+                    model: Outcome {
+                        requests: r.requests,
+                        stdout: t.stdout(),
+                        stderr: t.stderr(),
+                        exit: i32::from(t.exit),
+                        file,
+                    },
+                })));
+            }
+            Some(StmtKind::File { name, .. }) => {
+                if let Some(text) = model_file_text(&world, pick, name) {
+                    actions.push(Action::WriteFile {
+                        client: pick,
+                        name: name.clone(),
+                        text,
+                    });
+                }
+            }
+            _ => {
+                if let Some(r) = &rec.request {
+                    actions.push(Action::Raw {
+                        client: pick,
+                        request: Req::of(r),
+                    });
+                }
+            }
+        }
+    }
+    if !world.is_finished() {
+        bail!(
+            "the model did not finish within {} steps",
+            engine::MAX_STEPS
+        );
+    }
+    Ok(Script {
+        clients: scenario.clients.iter().map(|c| c.name.clone()).collect(),
+        files,
+        actions,
+    })
+}
+
+/// Discovery and OpenAPI requests, which the model does not send (the server does not trace
+/// them either; this keeps the comparison to resources should that change).
+fn is_discovery(path: &str) -> bool {
+    let p = path.split('?').next().unwrap_or_default();
+    let segs: Vec<&str> = p.trim_matches('/').split('/').collect();
+    matches!(p, "/api" | "/apis" | "/version" | "/api/v1")
+        || p.starts_with("/openapi/")
+        || (segs.first() == Some(&"apis") && segs.len() <= 3)
+}
+
+/// The editor `kubectl edit` runs: makes the scenario's edits (`RVLAB_EDITS`, a JSON list of
+/// [path, value]) to the YAML kubectl hands it, with PyYAML.
+const EDITOR: &str = r#"import json, os, sys, yaml
+path = sys.argv[-1]
+with open(path) as f:
+    obj = yaml.safe_load(f)
+for keys, value in json.loads(os.environ["RVLAB_EDITS"]):
+    at = obj
+    for k in keys[:-1]:
+        if isinstance(k, str) and k not in at:
+            at[k] = {}
+        at = at[k]
+    at[keys[-1]] = value
+with open(path, "w") as f:
+    yaml.safe_dump(obj, f, default_flow_style=False)
+"#;
+
+/// A python with PyYAML: the Python client's venv when there is one, else the system's.
+fn python_with_yaml() -> PathBuf {
+    tools::python().unwrap_or_else(|_| PathBuf::from("/usr/bin/python3"))
+}
+
+/// Plays `script` with the real kubectl against a server loaded with `src`'s setup: each
+/// kubectl command's outcome, in the script's order.
+pub fn real(src: &str, script: &Script) -> Result<Vec<Outcome>> {
+    let lab = Lab::start(Some(src))?;
+    let kubectl = tools::kubectl()?;
+    let root = lab.dir().join("clients");
+    let dirs: Vec<PathBuf> = script.clients.iter().map(|c| root.join(c)).collect();
+    for d in &dirs {
+        std::fs::create_dir_all(d)?;
+    }
+    for (c, name, text) in &script.files {
+        std::fs::write(dirs[*c].join(name), text)?;
+    }
+    let editor = lab.write("editor.py", EDITOR)?;
+    let editor = format!("{} {}", python_with_yaml().display(), editor.display());
+    let http = lab.http()?;
+    let mut seen = trace_len(&lab)?;
+    let mut out = Vec::new();
+    for action in &script.actions {
+        match action {
+            Action::WriteFile { client, name, text } => {
+                std::fs::write(dirs[*client].join(name), text)?;
+            }
+            Action::Raw { request, .. } => {
+                let body = request.body.as_ref().map(Value::to_string);
+                http.request(
+                    &request.method,
+                    &request.path,
+                    request.content_type.as_deref(),
+                    body.as_deref(),
+                )?;
+                seen = trace_len(&lab)?;
+            }
+            Action::Kubectl(p) => {
+                let Planned {
+                    client, cmd, edits, ..
+                } = &**p;
+                let dir = &dirs[*client];
+                let mut c = lab.shell(dir, &format!("{} {}", kubectl.display(), cmd.line));
+                c.env("EDITOR", &editor)
+                    .env("RVLAB_EDITS", Value::from(edits_json(edits)).to_string());
+                let ran = process::run(c, None, RUN_TIMEOUT, lab.dir())?;
+                let steps = trace_steps(&lab)?;
+                let requests = steps
+                    .get(seen..)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(Req::of_trace)
+                    .filter(|r| !is_discovery(&r.path))
+                    .collect();
+                seen = steps.len();
+                let file = cmd
+                    .redirect
+                    .as_ref()
+                    .map(|f| std::fs::read_to_string(dir.join(f)).unwrap_or_default());
+                out.push(Outcome {
+                    requests,
+                    stdout: ran.stdout,
+                    stderr: ran.stderr,
+                    exit: ran.code.unwrap_or(-1),
+                    file,
+                });
+            }
+        }
+    }
+    lab.stop()?;
+    Ok(out)
+}
+
+fn edits_json(edits: &[(Value, Value)]) -> Vec<Value> {
+    edits
+        .iter()
+        .map(|(p, v)| Value::Array(vec![p.clone(), v.clone()]))
+        .collect()
+}
+
+fn trace_steps(lab: &Lab) -> Result<Vec<Value>> {
+    let t = lab.trace()?;
+    anyhow::ensure!(t["dropped"] == 0, "the server dropped trace steps");
+    t["steps"]
+        .as_array()
+        .cloned()
+        .context("no steps in the trace")
+}
+
+fn trace_len(lab: &Lab) -> Result<usize> {
+    Ok(trace_steps(lab)?.len())
+}
+
+/// `text` with every uid (8-4-4-4-12 lower-case hex) replaced by `<uid>` and every RFC 3339
+/// UTC time to the second (`2026-12-01T17:25:12Z`) by `<time>`: the two things the model and
+/// the server cannot agree on (the server's uids are its own, its clock is the wall clock).
+pub fn mask(text: &str) -> String {
+    const UID: &[u8] = b"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+    const TIME: &[u8] = b"dddd-dd-ddTdd:dd:ddZ";
+    let fits = |at: &[u8], shape: &[u8]| {
+        at.len() >= shape.len()
+            && at.iter().zip(shape).all(|(c, s)| match s {
+                b'x' => c.is_ascii_digit() || (b'a'..=b'f').contains(c),
+                b'd' => c.is_ascii_digit(),
+                _ => c == s,
+            })
+    };
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut plain = 0;
+    while i < b.len() {
+        let rest = &b[i..];
+        let (shape, with) = if fits(rest, UID) {
+            (UID.len(), "<uid>")
+        } else if fits(rest, TIME) {
+            (TIME.len(), "<time>")
+        } else {
+            i += 1;
+            continue;
+        };
+        out.push_str(&text[plain..i]);
+        out.push_str(with);
+        i += shape;
+        plain = i;
+    }
+    out.push_str(&text[plain..]);
+    out
+}
+
+/// [`mask`] in every string of a JSON value (keys stay).
+pub fn mask_value(v: &Value) -> Value {
+    match v {
+        Value::String(s) => Value::String(mask(s)),
+        Value::Array(a) => Value::Array(a.iter().map(mask_value).collect()),
+        Value::Object(o) => {
+            Value::Object(o.iter().map(|(k, v)| (k.clone(), mask_value(v))).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+fn normalized(o: &Outcome, table: bool) -> Outcome {
+    let text = |s: &str| {
+        let s = mask(s);
+        if table {
+            mask_ages(&s)
+        } else {
+            s
+        }
+    };
+    Outcome {
+        requests: o
+            .requests
+            .iter()
+            .map(|r| Req {
+                body: r.body.as_ref().map(mask_value),
+                ..r.clone()
+            })
+            .collect(),
+        stdout: text(&o.stdout),
+        stderr: text(&o.stderr),
+        exit: o.exit,
+        file: o.file.as_deref().map(text),
+    }
+}
+
+/// The differences between the model's and the real outcome of `cmd`, as readable text
+/// (empty when they agree).
+pub fn compare(cmd: &kubectl::Command, model: &Outcome, real: &Outcome) -> String {
+    let table = matches!(
+        cmd.verb,
+        Verb::Get {
+            output: OutputFormat::Table,
+            ..
+        }
+    );
+    let (m, r) = (normalized(model, table), normalized(real, table));
+    let mut out = String::new();
+    if m.requests != r.requests {
+        let list = |o: &Outcome| {
+            let v: Vec<Value> = o.requests.iter().map(Req::to_json).collect();
+            serde_json::to_string_pretty(&v).unwrap_or_default()
+        };
+        let _ = writeln!(out, "requests differ:\n{}", line_diff(&list(&m), &list(&r)));
+    }
+    for (what, a, b) in [
+        ("stdout", &m.stdout, &r.stdout),
+        ("stderr", &m.stderr, &r.stderr),
+    ] {
+        if a != b {
+            let _ = writeln!(out, "{what} differs:\n{}", line_diff(a, b));
+        }
+    }
+    if m.exit != r.exit {
+        let _ = writeln!(
+            out,
+            "exit status differs: model {}, real {}",
+            m.exit, r.exit
+        );
+    }
+    if m.file.is_some() && m.file != r.file {
+        let _ = writeln!(
+            out,
+            "the file `{}` differs:\n{}",
+            cmd.redirect.as_deref().unwrap_or_default(),
+            line_diff(
+                m.file.as_deref().unwrap_or_default(),
+                r.file.as_deref().unwrap_or_default()
+            )
+        );
+    }
+    out
+}
+
+/// A line diff of `model` (`-`) against `real` (`+`), common lines with two spaces (a longest
+/// common subsequence; the texts are short). A missing final newline is shown as `⏎?`.
+pub fn line_diff(model: &str, real: &str) -> String {
+    let a: Vec<&str> = model.split_inclusive('\n').collect();
+    let b: Vec<&str> = real.split_inclusive('\n').collect();
+    let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let show = |l: &str| match l.strip_suffix('\n') {
+        Some(l) => l.to_owned(),
+        None => format!("{l}⏎?"),
+    };
+    let mut out = String::from("  (- model, + real kubectl)\n");
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            let _ = writeln!(out, "   {}", show(a[i]));
+            i += 1;
+            j += 1;
+        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
+            let _ = writeln!(out, "  -{}", show(a[i]));
+            i += 1;
+        } else {
+            let _ = writeln!(out, "  +{}", show(b[j]));
+            j += 1;
+        }
+    }
+    out
+}
+
+/// One compared command.
+#[derive(Debug, Clone)]
+pub struct Compared {
+    pub client: String,
+    pub line: u32,
+    pub command: String,
+    /// Empty when the two sides agree.
+    pub diff: String,
+}
+
+/// Runs the scenario `src` (named `name` in messages) on both sides and compares each kubectl
+/// command.
+pub fn run_scenario(src: &str) -> Result<Vec<Compared>> {
+    let scenario = parse(src)?;
+    let script = model(&scenario)?;
+    let real = real(src, &script)?;
+    let mut out = Vec::new();
+    let mut real = real.iter();
+    for a in &script.actions {
+        if let Action::Kubectl(p) = a {
+            let r = real.next().context("internal: fewer real outcomes")?;
+            out.push(Compared {
+                client: script.clients[p.client].clone(),
+                line: p.line,
+                command: p.cmd.line.clone(),
+                diff: compare(&p.cmd, &p.model, r),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The corpus: `tests/clients/kubectl-corpus/*.rvl`, sorted by name, as (file name, text).
+pub fn corpus() -> Result<Vec<(String, String)>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("kubectl-corpus");
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(&dir).with_context(|| format!("{}", dir.display()))? {
+        let p = e?.path();
+        if p.extension().is_some_and(|x| x == "rvl") {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            out.push((name, std::fs::read_to_string(&p)?));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uids_and_times_are_masked() {
+        assert_eq!(
+            mask("uid: 1b39896a-51a8-449b-93cb-9f0c747ea2ea\n  creationTimestamp: \"2026-12-01T17:25:12Z\"\nresourceVersion: \"100\""),
+            "uid: <uid>\n  creationTimestamp: \"<time>\"\nresourceVersion: \"100\""
+        );
+        // Not a uid: upper case; too short.
+        assert_eq!(
+            mask("1B39896A-51a8-449b-93cb-9f0c747ea2ea"),
+            "1B39896A-51a8-449b-93cb-9f0c747ea2ea"
+        );
+        assert_eq!(mask("2026-12-01T17:25Z"), "2026-12-01T17:25Z");
+        assert_eq!(
+            mask_value(&json!({"a": ["x 2026-12-01T17:25:12Z"], "2026-12-01T17:25:12Z": 1})),
+            json!({"a": ["x <time>"], "2026-12-01T17:25:12Z": 1})
+        );
+    }
+
+    #[test]
+    fn discovery_is_told_from_resources() {
+        for p in [
+            "/api",
+            "/apis",
+            "/api/v1",
+            "/apis/apps",
+            "/apis/apps/v1",
+            "/version?timeout=32s",
+            "/openapi/v3/api/v1",
+        ] {
+            assert!(is_discovery(p), "{p}");
+        }
+        for p in [
+            "/api/v1/namespaces/default/configmaps?limit=500",
+            "/apis/apps/v1/namespaces/default/deployments/web",
+        ] {
+            assert!(!is_discovery(p), "{p}");
+        }
+    }
+
+    #[test]
+    fn a_line_diff_shows_both_sides() {
+        assert_eq!(
+            line_diff("a\nb\nc", "a\nB\nc\n"),
+            "  (- model, + real kubectl)\n   a\n  -b\n  -c⏎?\n  +B\n  +c\n"
+        );
+    }
+}
