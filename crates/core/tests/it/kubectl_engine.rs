@@ -367,3 +367,240 @@ fn the_explorer_stays_exact_with_kubectl_steps() {
     let v: Vec<u64> = report.expectations.iter().map(|e| e.violations).collect();
     assert_eq!(v, [0, 0, 1]);
 }
+
+// --- With the machine: real requests, kubectl's retries, output. ---
+
+/// The seed story in kubectl: both read the object into a file, edit it, apply it
+/// (client-side).
+const SEED_KUBECTL: &str = r#"
+object configmap/my-config at resourceVersion 100:
+    data.key = "initial"
+
+client alice:
+    kubectl get cm my-config -o yaml > my-config.yaml
+    file "my-config.yaml":
+        data.key = "from-alice"
+    kubectl apply -f my-config.yaml
+
+client bob:
+    kubectl get cm my-config -o yaml > my-config.yaml
+    file "my-config.yaml":
+        data.key = "from-bob"
+    kubectl apply -f my-config.yaml
+
+expect bob fails with Conflict
+expect bob exits 1
+expect bob prints "Operation cannot be fulfilled on configmaps \"my-config\""
+expect alice prints "configmap/my-config configured"
+"#;
+
+#[test]
+fn the_seed_story_in_kubectl_refuses_the_stale_apply_after_kubectls_own_retries() {
+    let sc = scenario(SEED_KUBECTL);
+    // Both read and edit, alice applies (GET, PATCH), then bob alone (GET, PATCH 409, retries).
+    let run = Run::new(&sc, 0, Some("ababaa")).unwrap();
+    assert!(run.is_finished());
+    assert!(run.all_hold(), "{:?}", run.expectations());
+    let steps = &run.steps;
+    // alice's read: one GET, its output in the file, nothing on the terminal.
+    let k0 = steps[0].kubectl.as_ref().unwrap();
+    assert_eq!(
+        k0.command,
+        "kubectl get cm my-config -o yaml > my-config.yaml"
+    );
+    let t0 = k0.terminal.as_ref().unwrap();
+    assert_eq!((t0.exit, t0.stdout().as_str()), (0, ""));
+    assert_eq!(
+        steps[0].narration,
+        "alice runs `kubectl get cm my-config -o yaml > my-config.yaml`: kubectl read configmap/my-config at resourceVersion 100; kubectl prints nothing (its standard output goes to the file my-config.yaml); it exits 0"
+    );
+    // alice's apply: GET then PATCH, the second step finishing the command.
+    let (g, p) = (&steps[4], &steps[5]);
+    assert_eq!(g.kubectl.as_ref().unwrap().request_index, 0);
+    assert!(g.kubectl.as_ref().unwrap().terminal.is_none());
+    assert_eq!(p.kubectl.as_ref().unwrap().request_index, 1);
+    assert_eq!(p.request.as_ref().unwrap().method.as_str(), "PATCH");
+    assert_eq!(p.revision, Some(101));
+    // bob: every later step is his; his patches are refused, his apply retries on the clock.
+    let bob: Vec<_> = steps[6..].iter().collect();
+    assert!(bob.iter().all(|s| s.client == 1));
+    let conflicts = bob.iter().filter(|s| s.mark == Mark::Conflict).count();
+    assert_eq!(
+        conflicts, 6,
+        "the first patch and maxPatchRetry = 5 retries"
+    );
+    let idx: Vec<u32> = bob
+        .iter()
+        .map(|s| s.kubectl.as_ref().unwrap().request_index)
+        .collect();
+    assert_eq!(idx, (0..12).collect::<Vec<u32>>());
+    // 1 s before each retry but the first: 4 s on the virtual clock.
+    // Requests 0-3: GET, PATCH, the first retry's GET and PATCH at once; then 1 s before
+    // each further retry's GET.
+    let clocks: Vec<u64> = bob.iter().map(|s| s.clock_nanos / 1_000_000_000).collect();
+    assert_eq!(clocks, [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4]);
+    assert!(
+        bob[1].narration.starts_with(
+            "bob runs `kubectl apply -f my-config.yaml` (request 2): kubectl's strategic merge patch was rejected with 409 Conflict: the patch carried resourceVersion 100, but alice's strategic merge patch moved configmap/my-config to 101"
+        ),
+        "{}",
+        bob[1].narration
+    );
+    assert!(
+        bob[3]
+            .narration
+            .ends_with("; kubectl waits 1s before its next request"),
+        "{}",
+        bob[3].narration
+    );
+    let last = bob[11];
+    let tb = last.kubectl.as_ref().unwrap().terminal.as_ref().unwrap();
+    assert_eq!(tb.exit, 1);
+    match &last.finished {
+        Some(ClientOutcome::Failed(f)) => {
+            assert_eq!(f.reason, "Conflict");
+            assert_eq!(f.code, Some(409));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        run.decisive_step(&sc.expectations[1]),
+        Some(run.len() - 1),
+        "bob's exit is decided by his finishing step"
+    );
+    // The terminals: alice's two commands, bob's two.
+    let term = terminals(&run, run.len());
+    assert_eq!(term[0].entries.len(), 2);
+    assert_eq!(term[1].entries.len(), 2);
+    assert_eq!(term[1].entries[1].first_step, 6);
+    assert_eq!(term[1].entries[1].last_step, run.len() as u32 - 1);
+    assert_eq!(term[1].entries[1].chunks, tb.chunks);
+    // Mid-command, bob's apply is in progress with no output yet.
+    let mid = terminals(&run, 8);
+    assert_eq!(mid[1].entries[1].exit, None);
+    assert!(mid[1].entries[1].chunks.is_empty());
+    assert!(run.world_at(8).clients[1].kubectl.is_some());
+    // The text run prints the terminal after the finishing step, byte for byte.
+    let text = run_text(&run);
+    assert!(
+        text.contains(&format!(
+            "$ kubectl apply -f my-config.yaml\n{}",
+            tb.chunks
+                .iter()
+                .map(|c| c.text.as_str())
+                .collect::<String>()
+        )),
+        "{text}"
+    );
+    // The files are the client's: each holds its own edit.
+    let w = run.last();
+    let key = |c: usize| {
+        w.clients[c]
+            .files
+            .get("my-config.yaml")
+            .unwrap()
+            .value
+            .as_ref()
+            .unwrap()
+            .0["data"]["key"]
+            .clone()
+    };
+    assert_eq!((key(0), key(1)), (json!("from-alice"), json!("from-bob")));
+}
+
+#[test]
+fn inside_retry_on_conflict_a_refused_kubectl_apply_retries_the_whole_block() {
+    let src = SEED_KUBECTL.replace(
+        "client bob:\n    kubectl get cm my-config -o yaml > my-config.yaml\n    file \"my-config.yaml\":\n        data.key = \"from-bob\"\n    kubectl apply -f my-config.yaml\n",
+        "client bob:\n    retry on conflict:\n        kubectl get cm my-config -o yaml > my-config.yaml\n        file \"my-config.yaml\":\n            data.key = \"from-bob\"\n        kubectl apply -f my-config.yaml\n",
+    );
+    let end = src.find("\nexpect").unwrap();
+    let sc = scenario(&format!("{}\nexpect all clients succeed\n", &src[..end]));
+    let run = Run::new(&sc, 0, Some("ababaa")).unwrap();
+    assert!(run.all_hold(), "{:?}", run.expectations());
+    assert_eq!(run.last().clients[1].attempts, 2);
+    assert_eq!(
+        run.last().store.get(&sc.objects[0].target).unwrap()["data"]["key"],
+        "from-bob"
+    );
+    assert!(run.steps.iter().any(|s| s
+        .narration
+        .contains("the attempt ends; bob will back off and try again")));
+}
+
+#[test]
+fn a_kubectl_patch_over_a_change_never_read_is_a_lost_update_under_the_clients_name() {
+    let sc = scenario(
+        r#"
+object configmap/my-config at resourceVersion 100:
+    data.key = "initial"
+
+client alice:
+    obj = get configmap/my-config
+    obj.data.key = "from-alice"
+    update obj
+
+client bob:
+    kubectl patch cm my-config --type merge -p '{"data":{"key":"from-bob"}}'
+
+expect no lost updates
+expect bob exits 0
+"#,
+    );
+    // kubectl patch reads the object first (bob's kubectl sees 100), alice's update moves it
+    // to 101, then bob's patch overwrites alice's change without having seen it.
+    let run = Run::new(&sc, 0, Some("baaab")).unwrap();
+    assert_eq!(
+        run.steps[0].request.as_ref().unwrap().method.as_str(),
+        "GET"
+    );
+    let p = run.steps.last().unwrap();
+    assert_eq!(p.client, 1);
+    assert_eq!(p.mark, Mark::LostUpdate);
+    assert_eq!(p.lost_updates.len(), 1);
+    assert_eq!(p.lost_updates[0].writer, "bob");
+    assert_eq!(p.lost_updates[0].overwritten_writer, "alice");
+    let r = run.expectations();
+    assert!(!r[0].holds);
+    assert!(r[1].holds);
+    let t = p.kubectl.as_ref().unwrap().terminal.as_ref().unwrap();
+    assert_eq!(t.stdout(), "configmap/my-config patched\n");
+    // The trace carries the finishing step's output.
+    let tr = trace(&run);
+    let k = &tr["steps"][4]["kubectl"];
+    assert_eq!(k["stdout"], "configmap/my-config patched\n");
+    assert_eq!(k["exit"], 0);
+    assert_eq!(k["request_index"], 1);
+    assert!(tr["steps"][0]["kubectl"].get("exit").is_none());
+}
+
+#[test]
+fn the_explorer_counts_kubectl_requests_exactly() {
+    use rvlab_core::explore::{Bounds, ExploreReport, ScenarioExplorer, ScenarioModel};
+    let src = SEED_KUBECTL;
+    let end = src.find("\nexpect").unwrap();
+    let sc = scenario(&format!(
+        "{}\nexpect all clients succeed\nexpect bob exits 1\n",
+        &src[..end]
+    ));
+    let merged = rvlab_core::explore::explore(&sc, 0, Bounds::default()).unwrap();
+    let plain =
+        ScenarioExplorer::with_model(ScenarioModel::history_only(&sc), 0, Bounds::default())
+            .unwrap()
+            .finish();
+    assert!(merged.complete && plain.complete);
+    assert_eq!(merged.schedules, plain.schedules);
+    let v = |r: &ExploreReport| {
+        r.expectations
+            .iter()
+            .map(|e| e.violations)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(v(&merged), v(&plain));
+    // Every counterexample replays to a run that breaks it.
+    for (i, e) in merged.expectations.iter().enumerate() {
+        let token = e.counterexample.as_ref().expect("some order breaks each");
+        let run = Run::new(&sc, 0, Some(token)).unwrap();
+        assert!(!run.expectations()[i].holds, "{token}");
+    }
+}
