@@ -124,6 +124,7 @@ fn the_real_side_records_each_commands_requests_and_output() -> Result<()> {
                     content_type: Some("application/merge-patch+json".into()),
                     body: Some(json!({"data": {"b": "2"}})),
                 },
+                response: None,
             },
             kubectl(
                 "edit cm new",
