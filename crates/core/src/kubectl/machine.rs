@@ -141,13 +141,11 @@ fn query(path: String, manager: &str, strict: bool, force: Option<bool>) -> Stri
 }
 
 /// How kubectl's name printer names a kind: `configmap`, `deployment.apps`,
-/// `widget.example.com`.
+/// `widget.example.com` ([`super::print::name`] without the name).
 fn kind_name(r: &Resource) -> String {
-    let k = r.kind().to_ascii_lowercase();
-    match r.group() {
-        "" => k,
-        g => format!("{k}.{g}"),
-    }
+    let mut k = super::print::name(r, "");
+    k.pop();
+    k
 }
 
 /// The resource a manifest's `apiVersion` and `kind` name (a custom kind's plural is its
@@ -208,16 +206,6 @@ fn set_meta(v: &mut Value, key: &str, value: Option<Value>) {
             }
         }
     }
-}
-
-/// The object as kubectl prints it: without `metadata.managedFields`
-/// (`--show-managed-fields=false`).
-fn without_managed_fields(v: &Value) -> Value {
-    let mut v = v.clone();
-    if let Some(Value::Object(m)) = v.get_mut("metadata") {
-        m.remove("managedFields");
-    }
-    v
 }
 
 /// `Resource: "/v1, Resource=configmaps", GroupVersionKind: "/v1, Kind=ConfigMap"` and the
@@ -723,76 +711,34 @@ impl Machine {
         }
     }
 
-    /// Prints a `kubectl get` result (an object, or a list's `kind: List`).
+    /// Prints a `kubectl get` result (an object, or a list as kubectl's `kind: List`).
     fn print(&mut self, output: &OutputFormat, v: &Value, list: bool, now_ms: u64) -> Step {
-        let shown = if list {
-            let items: Vec<Value> = v
-                .get("items")
-                .and_then(Value::as_array)
-                .map_or(&[][..], Vec::as_slice)
-                .iter()
-                .map(|i| {
-                    // An unstructured list's items carry the kind and version.
-                    let mut o = Map::new();
-                    o.insert("apiVersion".into(), self.at.resource.api_version().into());
-                    o.insert("kind".into(), self.at.resource.kind().into());
-                    if let Value::Object(m) = without_managed_fields(i) {
-                        for (k, x) in m {
-                            o.insert(k, x);
-                        }
-                    }
-                    Value::Object(o)
-                })
-                .collect();
-            let mut meta = Map::new();
-            meta.insert("resourceVersion".into(), "".into());
-            let mut l = Map::new();
-            l.insert("apiVersion".into(), "v1".into());
-            l.insert("items".into(), Value::Array(items));
-            l.insert("kind".into(), "List".into());
-            l.insert("metadata".into(), Value::Object(meta));
-            Value::Object(l)
-        } else {
-            without_managed_fields(v)
+        use super::print;
+        let items = v.get("items").and_then(Value::as_array);
+        let shown = match (list, items) {
+            (true, Some(items)) => print::list(&self.at.resource, items),
+            (true, None) => print::list(&self.at.resource, &[]),
+            _ => v.clone(),
         };
-        let items = shown.get("items").and_then(Value::as_array);
-        match output {
+        let empty = list && items.is_none_or(Vec::is_empty);
+        let text = match output {
+            OutputFormat::Table if empty => {
+                let ns =
+                    (!self.at.resource.is_cluster_scoped()).then_some(self.at.namespace.as_str());
+                self.terminal.write(true, &print::no_resources(ns));
+                String::new()
+            }
             OutputFormat::Table => {
-                if items.is_some_and(Vec::is_empty) {
-                    let w = format!("No resources found in {} namespace.\n", self.at.namespace);
-                    self.terminal.write(true, &w);
-                } else {
-                    let t = crate::store::table::table(
-                        v,
-                        &self.at.resource,
-                        now_ms,
-                        crate::store::table::IncludeObject::Metadata,
-                    );
-                    let text = table_text(&t);
-                    self.out(&text);
-                }
+                use crate::store::table::{table, IncludeObject};
+                print::table(&table(
+                    v,
+                    &self.at.resource,
+                    now_ms,
+                    IncludeObject::Metadata,
+                ))
             }
-            OutputFormat::Yaml | OutputFormat::Json => {
-                let text = if *output == OutputFormat::Yaml {
-                    super::print::yaml(&shown)
-                } else {
-                    super::print::json(&shown)
-                };
-                self.out(&text);
-                self.printed = Some(HValue(shown));
-            }
-            OutputFormat::Name => {
-                let one = |o: &Value| {
-                    format!("{}/{}\n", kind_name(&self.at.resource), meta_str(o, "name"))
-                };
-                let text: String = match items {
-                    Some(is) => is.iter().map(one).collect(),
-                    None => one(&shown),
-                };
-                self.out(&text);
-            }
-            OutputFormat::JsonPath(t) => match super::jsonpath::eval(t, &shown) {
-                Ok(s) => self.out(&s),
+            OutputFormat::Yaml => match print::try_yaml(&shown) {
+                Ok(t) => t,
                 Err(e) => {
                     return Step::Fail(Error::Plain {
                         text: e,
@@ -800,7 +746,30 @@ impl Machine {
                     })
                 }
             },
+            OutputFormat::Json => print::json(&shown),
+            OutputFormat::Name => {
+                let one = |o: &Value| {
+                    format!("{}\n", print::name(&self.at.resource, meta_str(o, "name")))
+                };
+                match shown.get("items").and_then(Value::as_array) {
+                    Some(is) => is.iter().map(one).collect(),
+                    None => one(&shown),
+                }
+            }
+            OutputFormat::JsonPath(t) => match super::jsonpath::eval(t, &shown) {
+                Ok(s) => s,
+                Err(e) => {
+                    return Step::Fail(Error::Plain {
+                        text: e,
+                        status: None,
+                    })
+                }
+            },
+        };
+        if matches!(output, OutputFormat::Yaml | OutputFormat::Json) {
+            self.printed = Some(HValue(print::for_output(&shown)));
         }
+        self.out(&text);
         Step::Done
     }
 
@@ -873,7 +842,7 @@ impl Machine {
     /// it (no managedFields), the scenario's edits, and the two-way patch of kubectl's
     /// preconditions.
     fn edit(&mut self, cmd: &Command, live: Value) -> Step {
-        let original = without_managed_fields(&live);
+        let original = super::print::for_output(&live);
         let mut edited = original.clone();
         for (path, HValue(v)) in &self.edits {
             if let Err(e) = crate::engine::expr::write_path(&mut edited, "object", path, v.clone())
@@ -974,7 +943,7 @@ impl Machine {
         if rv.is_some() {
             set_meta(&mut obj, "resourceVersion", None);
         }
-        let old = go::json(&obj);
+        let old = super::print::go_json(&obj);
         let current = go::meta(&obj)
             .get(field)
             .and_then(Value::as_object)
@@ -1038,7 +1007,7 @@ impl Machine {
         if let Some(rv) = rv {
             set_meta(&mut obj, "resourceVersion", Some(rv.clone().into()));
         }
-        let new = go::json(&obj);
+        let new = super::print::go_json(&obj);
         self.text = if old == new {
             "not labeled"
         } else if !overwrite && new.len() < old.len() {
@@ -1098,52 +1067,6 @@ fn name_of<'a>(b: &'a Value, at: &'a ObjectRef) -> &'a str {
         "" => &at.name,
         n => n,
     }
-}
-
-/// A Table printed as kubectl's human-readable printer does (the columns of priority 0,
-/// headers upper-cased, tabwriter padding 3).
-// Stand-in until the print lane's `print::table` lands.
-fn table_text(t: &Value) -> String {
-    let empty = Vec::new();
-    let defs = t
-        .get("columnDefinitions")
-        .and_then(Value::as_array)
-        .unwrap_or(&empty);
-    let cols: Vec<usize> = (0..defs.len())
-        .filter(|&i| defs[i].get("priority").and_then(Value::as_i64).unwrap_or(0) == 0)
-        .collect();
-    let mut rows: Vec<Vec<String>> = vec![cols
-        .iter()
-        .map(|&i| go::str_at(&defs[i], "name").to_ascii_uppercase())
-        .collect()];
-    for r in t.get("rows").and_then(Value::as_array).unwrap_or(&empty) {
-        let cells = r.get("cells").and_then(Value::as_array).unwrap_or(&empty);
-        rows.push(
-            cols.iter()
-                .map(|&i| match cells.get(i) {
-                    Some(Value::String(s)) => s.clone(),
-                    Some(Value::Null) | None => "<none>".into(),
-                    Some(v) => v.to_string(),
-                })
-                .collect(),
-        );
-    }
-    let n = cols.len();
-    let widths: Vec<usize> = (0..n)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0) + 3)
-        .collect();
-    let mut out = String::new();
-    for r in &rows {
-        for (c, cell) in r.iter().enumerate() {
-            out.push_str(cell);
-            if c + 1 < n {
-                let pad = widths[c].max(6) - cell.chars().count();
-                out.push_str(&" ".repeat(pad));
-            }
-        }
-        out.push('\n');
-    }
-    out
 }
 
 #[cfg(test)]

@@ -38,8 +38,11 @@ fn with_annotation(obj: &Value, value: Option<String>) -> Value {
 /// `GetModifiedConfiguration(obj, annotate=true)`: the manifest with the annotation set to the
 /// manifest's own JSON (without the annotation), as Go's encoder writes it.
 pub(super) fn modified(obj: &Value) -> String {
-    let bare = format!("{}\n", go::json(&with_annotation(obj, None)));
-    go::json(&with_annotation(obj, Some(bare)))
+    let bare = format!(
+        "{}\n",
+        crate::kubectl::print::go_json(&with_annotation(obj, None))
+    );
+    crate::kubectl::print::go_json(&with_annotation(obj, Some(bare)))
 }
 
 /// Removes the nulls of maps, recursively (`pruneNullsFromMap`).
@@ -74,7 +77,10 @@ impl Machine {
     /// The object is absent: create it with the annotation (`CreateApplyAnnotation`, nulls
     /// pruned, `Helper.Create` clearing the resourceVersion).
     pub(super) fn csa_create(&mut self, cmd: &Command) -> Step {
-        let bare = format!("{}\n", go::json(&with_annotation(&self.obj.0, None)));
+        let bare = format!(
+            "{}\n",
+            crate::kubectl::print::go_json(&with_annotation(&self.obj.0, None))
+        );
         let mut body = with_annotation(&self.obj.0, Some(bare));
         prune_nulls(&mut body);
         set_meta(&mut body, "resourceVersion", None);
@@ -114,15 +120,15 @@ impl Machine {
             Err(e) => {
                 let text = format!(
                     "creating patch with:\noriginal:\n{}\nmodified:\n{}\ncurrent:\n{}\nfor:: {e}",
-                    go::json(&original),
+                    crate::kubectl::print::go_json(&original),
                     self.text,
-                    go::json(&live)
+                    crate::kubectl::print::go_json(&live)
                 );
                 let e = Error::Plain { text, status: None };
                 return Step::Fail(patch_error(self, cmd, "", e));
             }
         };
-        let text = go::json(&patch);
+        let text = crate::kubectl::print::go_json(&patch);
         if text == "{}" {
             let line = format!(
                 "{}/{} unchanged\n",

@@ -1,27 +1,8 @@
-//! What kubectl's Go libraries write: `json.Marshal` of an unstructured object (keys sorted,
-//! HTML characters escaped), and how `cmdutil.CheckErr` prints an error (KC
+//! What kubectl's Go libraries do with values and errors: maps in key order, and how
+//! `cmdutil.CheckErr` prints an error (KC
 //! `pkg/cmd/util/helpers.go`, kubernetes-api-server.md §8).
 
 use serde_json::{Map, Value};
-
-/// `json.Marshal` of an unstructured value: map keys sorted, `<`, `>`, `&`, U+2028 and U+2029
-/// escaped as Go's encoder does (they only occur inside strings, so the text can be rewritten).
-/// Not modelled: Go's exponent form of large floats (`1e+21`).
-pub(crate) fn json(v: &Value) -> String {
-    let s = sorted(v).to_string();
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// The value with every object's keys sorted (Go marshals maps in key order).
 pub(crate) fn sorted(v: &Value) -> Value {
@@ -188,15 +169,6 @@ pub(crate) fn meta(v: &Value) -> Map<String, Value> {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn go_json_sorts_keys_and_escapes_html() {
-        let v = json!({"b": "a<b&c>", "a": {"z": 1, "y": [2, {"d": null, "c": true}]}});
-        assert_eq!(
-            json(&v),
-            r#"{"a":{"y":[2,{"c":true,"d":null}],"z":1},"b":"a\u003cb\u0026c\u003e"}"#
-        );
-    }
 
     #[test]
     fn check_err_forms() {

@@ -1159,14 +1159,29 @@ fn three_way_apply_keeps_a_concurrent_change_and_deletes_what_the_file_dropped()
             json!({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"dd"},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"dd"}},"template":{"metadata":{"labels":{"app":"dd"}},"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}}),
         ),
     ]);
-    let r = run(&mut s, &mut rng, &cmd("apply -f three1.yaml", apply("three1.yaml")), &mut f);
+    let r = run(
+        &mut s,
+        &mut rng,
+        &cmd("apply -f three1.yaml", apply("three1.yaml")),
+        &mut f,
+    );
     assert_eq!(
         r.body(1),
         json!({"apiVersion":"v1","data":{"a":"1","b":"2"},"kind":"ConfigMap","metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"v1\",\"data\":{\"a\":\"1\",\"b\":\"2\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"labels\":{\"app\":\"x\"},\"name\":\"tw\",\"namespace\":\"default\"}}\n"},"labels":{"app":"x"},"name":"tw","namespace":"default"}})
     );
     let p = patch(cm("tw"), PatchType::Merge, r#"{"data":{"c":"3","b":"20"}}"#);
-    run(&mut s, &mut rng, &cmd("patch cm tw --type merge -p …", p), &mut f);
-    let r = run(&mut s, &mut rng, &cmd("apply -f three2.yaml", apply("three2.yaml")), &mut f);
+    run(
+        &mut s,
+        &mut rng,
+        &cmd("patch cm tw --type merge -p …", p),
+        &mut f,
+    );
+    let r = run(
+        &mut s,
+        &mut rng,
+        &cmd("apply -f three2.yaml", apply("three2.yaml")),
+        &mut f,
+    );
     assert_eq!(
         r.body(1),
         json!({"data":{"a":"9","b":null},"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"v1\",\"data\":{\"a\":\"9\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"tw\",\"namespace\":\"default\"}}\n"},"labels":null}})
@@ -1178,8 +1193,18 @@ fn three_way_apply_keeps_a_concurrent_change_and_deletes_what_the_file_dropped()
         name: "tw".into(),
     };
     assert_eq!(s.get(&tw).unwrap()["data"], json!({"a":"9","c":"3"}));
-    run(&mut s, &mut rng, &cmd("apply -f dep1.yaml", apply("dep1.yaml")), &mut f);
-    let r = run(&mut s, &mut rng, &cmd("apply -f dep2.yaml", apply("dep2.yaml")), &mut f);
+    run(
+        &mut s,
+        &mut rng,
+        &cmd("apply -f dep1.yaml", apply("dep1.yaml")),
+        &mut f,
+    );
+    let r = run(
+        &mut s,
+        &mut rng,
+        &cmd("apply -f dep2.yaml", apply("dep2.yaml")),
+        &mut f,
+    );
     assert_eq!(
         r.body(1),
         json!({"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"annotations\":{},\"name\":\"dd\",\"namespace\":\"default\"},\"spec\":{\"replicas\":2,\"selector\":{\"matchLabels\":{\"app\":\"dd\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"dd\"}},\"spec\":{\"containers\":[{\"image\":\"nginx:2\",\"name\":\"app\"}]}}}}\n"}},"spec":{"replicas":2,"template":{"spec":{"$setElementOrder/containers":[{"name":"app"}],"containers":[{"image":"nginx:2","name":"app","ports":null},{"$patch":"delete","name":"side"}]}}}})
@@ -1226,9 +1251,19 @@ fn edit_of_a_custom_resource_sends_a_merge_patch_and_bad_files_are_refused() {
         "ns.yaml".into(),
         file(json!({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"nsx","namespace":"team-b"},"data":{"a":"1"}})),
     );
-    let r = run(&mut s, &mut rng, &cmd("apply -f name.txt", apply("name.txt")), &mut f);
+    let r = run(
+        &mut s,
+        &mut rng,
+        &cmd("apply -f name.txt", apply("name.txt")),
+        &mut f,
+    );
     assert_eq!(r.err(), "error: error validating \"name.txt\": error validating data: invalid object to validate; if you choose to ignore these errors, turn validation off with --validate=false\n");
-    let r = run(&mut s, &mut rng, &cmd("apply -f empty.yaml", apply("empty.yaml")), &mut f);
+    let r = run(
+        &mut s,
+        &mut rng,
+        &cmd("apply -f empty.yaml", apply("empty.yaml")),
+        &mut f,
+    );
     assert_eq!(r.err(), "error: no objects passed to apply\n");
     let mut c = cmd("apply -f ns.yaml -n team-a", apply("ns.yaml"));
     c.namespace = "team-a".into();
@@ -1241,11 +1276,78 @@ fn edit_of_a_custom_resource_sends_a_merge_patch_and_bad_files_are_refused() {
 fn server_warnings_print_once_before_the_result() {
     let (mut s, mut rng) = setup();
     let p = patch(cm("my-config"), PatchType::Strategic, r#"{"spec":{"x":1}}"#);
-    let r = run(&mut s, &mut rng, &cmd("patch cm my-config -p …", p), &mut Files::new());
+    let r = run(
+        &mut s,
+        &mut rng,
+        &cmd("patch cm my-config -p …", p),
+        &mut Files::new(),
+    );
     if crate::store::API {
         // Captured: `Warning: unknown field "spec"` and `patched (no change)`.
         assert_eq!(r.err(), "Warning: unknown field \"spec\"\n");
         assert!(r.terminal.chunks[0].stderr);
     }
     assert_eq!(r.out(), "configmap/my-config patched (no change)\n");
+}
+
+#[test]
+fn a_deployment_applied_then_edited_by_container_image() {
+    let mut s = Store::new();
+    let mut rng = Rng::new(3);
+    let web = json!({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"default"},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx:1.27"}]}}}});
+    let r = Request {
+        method: Method::Post,
+        path: "/apis/apps/v1/namespaces/default/deployments?fieldManager=kubectl-create".into(),
+        content_type: Some("application/json".into()),
+        body: Some(web),
+    };
+    let actor = Actor {
+        name: "setup".into(),
+        base_revision: 0,
+    };
+    let env = &mut Env {
+        now_ms: 0,
+        rng: &mut rng,
+    };
+    assert_eq!(s.handle(&r, &actor, env).response.code, 201);
+    let mut f = files(&[(
+        "web.yaml",
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}, "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "web", "image": "nginx:1.28"}]}}}}),
+    )]);
+    let r = run(
+        &mut s,
+        &mut rng,
+        &cmd("apply -f web.yaml", apply("web.yaml")),
+        &mut f,
+    );
+    assert_eq!(
+        r.body(1),
+        json!({"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"annotations\":{},\"name\":\"web\",\"namespace\":\"default\"},\"spec\":{\"replicas\":3,\"selector\":{\"matchLabels\":{\"app\":\"web\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":[{\"image\":\"nginx:1.28\",\"name\":\"web\"}]}}}}\n"}},"spec":{"replicas":3,"template":{"spec":{"$setElementOrder/containers":[{"name":"web"}],"containers":[{"image":"nginx:1.28","name":"web"}]}}}})
+    );
+    assert_eq!(r.out(), "deployment.apps/web configured\n");
+    let d = Target {
+        resource: Resource::Deployment,
+        name: "web".into(),
+    };
+    let c = cmd("edit deploy web", Verb::Edit { target: d });
+    let edits = vec![
+        (
+            vec![
+                key("spec"),
+                key("template"),
+                key("spec"),
+                key("containers"),
+                PathSeg::Index(0),
+                key("image"),
+            ],
+            HValue(json!("nginx:1.29")),
+        ),
+        (vec![key("spec"), key("replicas")], HValue(json!(4))),
+    ];
+    let r = run_with(&mut s, &mut rng, &c, edits, &mut f);
+    assert_eq!(
+        r.body(1),
+        json!({"spec":{"replicas":4,"template":{"spec":{"$setElementOrder/containers":[{"name":"web"}],"containers":[{"image":"nginx:1.29","name":"web"}]}}}})
+    );
+    assert_eq!(r.out(), "deployment.apps/web edited\n");
 }
