@@ -285,6 +285,19 @@ pub fn model(scenario: &Scenario) -> Result<Script> {
             engine::MAX_STEPS
         );
     }
+    // The scenario's `expect` lines say what its commands show: they must hold in the model
+    // (the real side is then held to the model command by command).
+    let broken: Vec<String> = rvlab_core::run::check_expectations(scenario, &world)
+        .into_iter()
+        .filter(|e| !e.holds)
+        .map(|e| format!("line {}: expect {}: {}", e.line, e.text, e.detail))
+        .collect();
+    if !broken.is_empty() {
+        bail!(
+            "in the model, expectations do not hold:\n{}",
+            broken.join("\n")
+        );
+    }
     Ok(Script {
         clients: scenario.clients.iter().map(|c| c.name.clone()).collect(),
         files,
