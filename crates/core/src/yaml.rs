@@ -790,4 +790,34 @@ mod tests {
             "a: 3\nb: 1e+21\nc: 1e-05\nd: 0\ne: 1e+20\n"
         );
     }
+
+    /// Whatever the strings, the YAML reads back as the same value (with serde_yaml, a YAML 1.2
+    /// reader: every string go-yaml leaves plain is a string in YAML 1.2 too).
+    #[test]
+    fn reads_back() {
+        use proptest::prelude::*;
+        let text = "[ -~\\n\\t\\r\u{a0}\u{85}\u{2028}\u{feff}é☃😀]{0,100}";
+        let value = proptest::collection::vec(
+            (
+                "[a-z0-9 :#-]{1,6}",
+                prop_oneof![
+                    proptest::string::string_regex(text)
+                        .expect("regex")
+                        .prop_map(Value::from),
+                    proptest::collection::vec(
+                        proptest::string::string_regex(text).expect("regex"),
+                        0..3
+                    )
+                    .prop_map(|v| json!({ "list": v, "in": [{ "k": v }] })),
+                ],
+            ),
+            0..6,
+        )
+        .prop_map(|kv| Value::Object(kv.into_iter().collect()));
+        proptest!(ProptestConfig::with_cases(512), |(v in value)| {
+            let y = to_yaml(&v);
+            let back: Value = serde_yaml::from_str(&y).map_err(|e| TestCaseError::fail(format!("{e}\n{y}")))?;
+            prop_assert_eq!(back, v, "{}", y);
+        });
+    }
 }
