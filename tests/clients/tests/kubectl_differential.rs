@@ -4,7 +4,8 @@
 //! command's requests (method, path with query, content type, body as JSON), stdout, stderr
 //! and exit status must be equal, apart from uids, times and AGE cells. Every mismatch is
 //! printed with both sides; the test fails if there is one, and says how many commands it
-//! compared.
+//! compared. `RVLAB_CORPUS=NAME` runs the scenarios whose file name contains NAME only;
+//! `-- --nocapture` lists every command compared.
 
 use anyhow::Result;
 use rvlab_clients::differential::{corpus, run_scenario};
@@ -14,8 +15,16 @@ use std::time::Instant;
 #[test]
 fn the_model_sends_and_prints_what_the_real_kubectl_does() -> Result<()> {
     let start = Instant::now();
-    let corpus = corpus()?;
-    assert!(!corpus.is_empty(), "the corpus is empty");
+    // `RVLAB_CORPUS=05` runs the scenarios whose file name contains `05` only.
+    let only = std::env::var("RVLAB_CORPUS").unwrap_or_default();
+    let corpus: Vec<_> = corpus()?
+        .into_iter()
+        .filter(|(name, _)| name.contains(&only))
+        .collect();
+    assert!(
+        !corpus.is_empty(),
+        "no corpus scenario (RVLAB_CORPUS={only:?})"
+    );
     // One server per scenario, so the scenarios run side by side (the seed's client-side
     // apply retries, ~4.7 s of kubectl's own sleeps, overlap the rest).
     let results: Vec<_> = std::thread::scope(|s| {
