@@ -97,8 +97,13 @@ pub enum Action {
         name: String,
         text: String,
     },
-    /// A statement other than kubectl sent this request (sent as is to the real server).
-    Raw { client: usize, request: Req },
+    /// A statement other than kubectl sent this request (sent as is to the real server) and
+    /// got this answer's body.
+    Raw {
+        client: usize,
+        request: Req,
+        response: Option<Value>,
+    },
 }
 
 /// A kubectl command of the script.
@@ -268,6 +273,7 @@ pub fn model(scenario: &Scenario) -> Result<Script> {
                     actions.push(Action::Raw {
                         client: pick,
                         request: Req::of(r),
+                        response: rec.response.as_ref().map(|r| r.body.clone()),
                     });
                 }
             }
@@ -277,6 +283,19 @@ pub fn model(scenario: &Scenario) -> Result<Script> {
         bail!(
             "the model did not finish within {} steps",
             engine::MAX_STEPS
+        );
+    }
+    // The scenario's `expect` lines say what its commands show: they must hold in the model
+    // (the real side is then held to the model command by command).
+    let broken: Vec<String> = rvlab_core::run::check_expectations(scenario, &world)
+        .into_iter()
+        .filter(|e| !e.holds)
+        .map(|e| format!("line {}: expect {}: {}", e.line, e.text, e.detail))
+        .collect();
+    if !broken.is_empty() {
+        bail!(
+            "in the model, expectations do not hold:\n{}",
+            broken.join("\n")
         );
     }
     Ok(Script {
@@ -335,25 +354,38 @@ pub fn real(src: &str, script: &Script) -> Result<Vec<Outcome>> {
     let editor = format!("{} {}", python_with_yaml().display(), editor.display());
     let http = lab.http()?;
     let mut seen = trace_len(&lab)?;
+    let mut uids = Uids::default();
     let mut out = Vec::new();
     for action in &script.actions {
         match action {
             Action::WriteFile { client, name, text } => {
-                std::fs::write(dirs[*client].join(name), text)?;
+                std::fs::write(dirs[*client].join(name), uids.translate(text))?;
             }
-            Action::Raw { request, .. } => {
-                let body = request.body.as_ref().map(Value::to_string);
-                http.request(
+            Action::Raw {
+                request, response, ..
+            } => {
+                let body = request
+                    .body
+                    .as_ref()
+                    .map(|b| uids.translate(&b.to_string()));
+                let reply = http.request(
                     &request.method,
                     &request.path,
                     request.content_type.as_deref(),
                     body.as_deref(),
                 )?;
+                if let (Some(m), Ok(r)) = (response, reply.json()) {
+                    uids.learn(&m.to_string(), &r.to_string());
+                }
                 seen = trace_len(&lab)?;
             }
             Action::Kubectl(p) => {
                 let Planned {
-                    client, cmd, edits, ..
+                    client,
+                    cmd,
+                    edits,
+                    model,
+                    ..
                 } = &**p;
                 let dir = &dirs[*client];
                 let mut c = lab.shell(dir, &format!("{} {}", kubectl.display(), cmd.line));
@@ -373,6 +405,10 @@ pub fn real(src: &str, script: &Script) -> Result<Vec<Outcome>> {
                     .redirect
                     .as_ref()
                     .map(|f| std::fs::read_to_string(dir.join(f)).unwrap_or_default());
+                uids.learn(&model.stdout, &ran.stdout);
+                if let (Some(m), Some(r)) = (&model.file, &file) {
+                    uids.learn(m, r);
+                }
                 out.push(Outcome {
                     requests,
                     stdout: ran.stdout,
@@ -411,6 +447,19 @@ fn trace_len(lab: &Lab) -> Result<usize> {
 /// UTC time to the second (`2026-12-01T17:25:12Z`) by `<time>`: the two things the model and
 /// the server cannot agree on (the server's uids are its own, its clock is the wall clock).
 pub fn mask(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut plain = 0;
+    for (at, len, uid) in shapes(text) {
+        out.push_str(&text[plain..at]);
+        out.push_str(if uid { "<uid>" } else { "<time>" });
+        plain = at + len;
+    }
+    out.push_str(&text[plain..]);
+    out
+}
+
+/// Where `text` holds a uid or a time: (start, length, whether a uid), in order.
+fn shapes(text: &str) -> Vec<(usize, usize, bool)> {
     const UID: &[u8] = b"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
     const TIME: &[u8] = b"dddd-dd-ddTdd:dd:ddZ";
     let fits = |at: &[u8], shape: &[u8]| {
@@ -422,26 +471,53 @@ pub fn mask(text: &str) -> String {
             })
     };
     let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
+    let mut out = Vec::new();
     let mut i = 0;
-    let mut plain = 0;
     while i < b.len() {
         let rest = &b[i..];
-        let (shape, with) = if fits(rest, UID) {
-            (UID.len(), "<uid>")
+        if fits(rest, UID) {
+            out.push((i, UID.len(), true));
+            i += UID.len();
         } else if fits(rest, TIME) {
-            (TIME.len(), "<time>")
+            out.push((i, TIME.len(), false));
+            i += TIME.len();
         } else {
             i += 1;
-            continue;
-        };
-        out.push_str(&text[plain..i]);
-        out.push_str(with);
-        i += shape;
-        plain = i;
+        }
     }
-    out.push_str(&text[plain..]);
     out
+}
+
+/// The model's uids and the server's, paired: the model's generator and the server's draw
+/// differently once the model breaks ties between clients, so an object a client created has
+/// one uid in each. Text the model hands the real side (a file its `file` statement edited, a
+/// raw request's body) carries the model's uids; the server would refuse them (`Precondition
+/// failed: UID in precondition`), so they are translated. Pairs are learnt from the two
+/// sides' outputs when those agree apart from uids and times.
+#[derive(Debug, Default)]
+struct Uids(Vec<(String, String)>);
+
+impl Uids {
+    fn learn(&mut self, model: &str, real: &str) {
+        if mask(model) != mask(real) {
+            return;
+        }
+        let (m, r) = (shapes(model), shapes(real));
+        for (&(ma, ml, uid), &(ra, rl, _)) in m.iter().zip(&r) {
+            let (mu, ru) = (&model[ma..ma + ml], &real[ra..ra + rl]);
+            if uid && mu != ru && !self.0.iter().any(|(k, _)| k == mu) {
+                self.0.push((mu.to_owned(), ru.to_owned()));
+            }
+        }
+    }
+
+    fn translate(&self, text: &str) -> String {
+        let mut out = text.to_owned();
+        for (m, r) in &self.0 {
+            out = out.replace(m.as_str(), r);
+        }
+        out
+    }
 }
 
 /// [`mask`] in every string of a JSON value (keys stay).
@@ -635,6 +711,30 @@ mod tests {
         assert_eq!(
             mask_value(&json!({"a": ["x 2026-12-01T17:25:12Z"], "2026-12-01T17:25:12Z": 1})),
             json!({"a": ["x <time>"], "2026-12-01T17:25:12Z": 1})
+        );
+    }
+
+    #[test]
+    fn uids_are_paired_from_outputs_that_agree_otherwise() {
+        let (m1, m2) = (
+            "1b39896a-51a8-449b-93cb-9f0c747ea2ea",
+            "2b39896a-51a8-449b-93cb-9f0c747ea2ea",
+        );
+        let (r1, r2) = (
+            "aaaaaaaa-51a8-449b-93cb-9f0c747ea2ea",
+            "bbbbbbbb-51a8-449b-93cb-9f0c747ea2ea",
+        );
+        let mut uids = Uids::default();
+        // Texts that differ otherwise teach nothing.
+        uids.learn(&format!("uid: {m1}\nx: 1"), &format!("uid: {r1}\nx: 2"));
+        assert_eq!(uids.translate(m1), m1);
+        uids.learn(
+            &format!("uid: {m1} at 2026-12-01T00:00:00Z, {m2}"),
+            &format!("uid: {r1} at 2026-12-01T17:25:12Z, {r2}"),
+        );
+        assert_eq!(
+            uids.translate(&format!("{m2} {m1} {m1}")),
+            format!("{r2} {r1} {r1}")
         );
     }
 
