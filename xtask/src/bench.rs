@@ -150,7 +150,7 @@ fn server_throughput(runs: u32) -> Result<()> {
 /// The explorer on the benchmark scenarios, natively and in wasm32 under Node (Chromium's V8),
 /// same release profile as the page, in the same run: schedules/s and states/s, and the ratio.
 fn explorer_throughput() -> Result<()> {
-    let (native, wasm) = crate::example_native_and_wasm("explore_bench", true)?;
+    let (native, wasm) = crate::example_native_and_wasm("explore_bench", true, &[])?;
     println!(
         "\nexplorer throughput (complete explorations, median of 7 runs each; release profile):"
     );

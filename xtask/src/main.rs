@@ -307,7 +307,10 @@ fn forbidden_crates(tree: &str) -> Vec<String> {
 
 /// Compares the determinism report of the core natively and in wasm32 under Node.
 fn determinism() -> Result<()> {
-    let (native, wasm) = example_native_and_wasm("determinism", false)?;
+    // With the kubectl model compiled in (the page leaves it out, docs/size.md), so the kubectl
+    // lessons are compared too.
+    let (native, wasm) =
+        example_native_and_wasm("determinism", false, &["--features", "rvlab-core/kubectl"])?;
     compare_reports(&native, &wasm)?;
     println!(
         "native and wasm32 agree: {} lines, digest {:016x}",
@@ -320,26 +323,30 @@ fn determinism() -> Result<()> {
 /// Runs an example of `rvlab-web` natively (in release when `release`) and as wasm32 (always
 /// release, bound with `wasm-bindgen --target nodejs` and run by `node`), returning both
 /// outputs.
-pub fn example_native_and_wasm(name: &str, release: bool) -> Result<(String, String)> {
+pub fn example_native_and_wasm(
+    name: &str,
+    release: bool,
+    extra: &[&str],
+) -> Result<(String, String)> {
     let mut native_args = vec!["run", "--quiet", "-p", "rvlab-web", "--example", name];
+    native_args.extend_from_slice(extra);
     if release {
         native_args.push("--release");
     }
     let native = run_capture(cmd("cargo", &native_args))?;
-    run(cmd(
-        "cargo",
-        &[
-            "build",
-            "--quiet",
-            "-p",
-            "rvlab-web",
-            "--example",
-            name,
-            "--release",
-            "--target",
-            "wasm32-unknown-unknown",
-        ],
-    ))?;
+    let mut wasm_args = vec![
+        "build",
+        "--quiet",
+        "-p",
+        "rvlab-web",
+        "--example",
+        name,
+        "--release",
+        "--target",
+        "wasm32-unknown-unknown",
+    ];
+    wasm_args.extend_from_slice(extra);
+    run(cmd("cargo", &wasm_args))?;
     let target = util::target_dir();
     let out_dir = target.join(format!("{name}-node"));
     let wasm_file = target.join(format!(

@@ -31,15 +31,21 @@ impl Lesson {
 }
 
 macro_rules! lessons {
-    ($($num:literal $id:literal),* $(,)?) => {
-        /// Every built-in lesson, in order.
-        pub const LESSONS: &[Lesson] = &[$(
-            Lesson {
-                id: $id,
-                file: concat!($num, "-", $id, ".rvl"),
-                source: include_str!(concat!("../lessons/", $num, "-", $id, ".rvl")),
-            },
-        )*];
+    ($($num:literal $id:literal),* ; kubectl: $($knum:literal $kid:literal),* $(,)?) => {
+        /// Every built-in lesson, in order (the kubectl ones only in a build that runs kubectl
+        /// statements, [`crate::kubectl::IN_BUILD`]).
+        pub const LESSONS: &[Lesson] = if crate::kubectl::IN_BUILD {
+            &[$(lessons!(@one $num $id),)* $(lessons!(@one $knum $kid),)*]
+        } else {
+            &[$(lessons!(@one $num $id),)*]
+        };
+    };
+    (@one $num:literal $id:literal) => {
+        Lesson {
+            id: $id,
+            file: concat!($num, "-", $id, ".rvl"),
+            source: include_str!(concat!("../lessons/", $num, "-", $id, ".rvl")),
+        }
     };
 }
 
@@ -58,7 +64,8 @@ lessons! {
     "12" "fresh-version-stale-body",
     "13" "patch-precondition",
     "14" "finalizers",
-    "15" "conditions",
+    "15" "conditions";
+    kubectl:
     "16" "kubectl-stale-apply",
     "17" "kubectl-apply-three-way",
     "18" "kubectl-patch-skips-the-check",

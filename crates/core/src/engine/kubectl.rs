@@ -207,6 +207,10 @@ impl World {
         edits: &[(Path, Expr)],
         mut rec: StepRecord,
     ) -> StepRecord {
+        if !crate::kubectl::IN_BUILD {
+            let msg = "this build of rvlab does not run kubectl statements".to_string();
+            return self.runtime_error(scenario, client, rec, msg);
+        }
         let name = scenario.clients[client as usize].name.clone();
         let command = format!("kubectl {}", cmd.line);
         let ci = client as usize;

@@ -196,20 +196,31 @@ impl BuiltinExercise {
 }
 
 macro_rules! exercises {
-    ($($num:literal $id:literal),* $(,)?) => {
-        /// The built-in course, in increasing difficulty.
-        pub const EXERCISES: &[BuiltinExercise] = &[$(
-            BuiltinExercise {
-                id: $id,
-                file: concat!($num, "-", $id, ".rvl"),
-                source: include_str!(concat!("../../exercises/", $num, "-", $id, ".rvl")),
-                solution_file: concat!($num, "-", $id, ".solution.rvl"),
-            },
-        )*];
+    ($($num:literal $id:literal),* ; kubectl: $($knum:literal $kid:literal),* $(,)?) => {
+        /// The built-in course, in increasing difficulty (the kubectl ones only in a build that
+        /// runs kubectl statements, [`crate::kubectl::IN_BUILD`]).
+        pub const EXERCISES: &[BuiltinExercise] = if crate::kubectl::IN_BUILD {
+            &[$(exercises!(@one $num $id),)* $(exercises!(@one $knum $kid),)*]
+        } else {
+            &[$(exercises!(@one $num $id),)*]
+        };
         /// The reference solutions, in the order of [`EXERCISES`].
-        const SOLUTIONS: &[&str] = &[$(
-            include_str!(concat!("../../exercises/", $num, "-", $id, ".solution.rvl")),
-        )*];
+        const SOLUTIONS: &[&str] = if crate::kubectl::IN_BUILD {
+            &[$(exercises!(@solution $num $id),)* $(exercises!(@solution $knum $kid),)*]
+        } else {
+            &[$(exercises!(@solution $num $id),)*]
+        };
+    };
+    (@one $num:literal $id:literal) => {
+        BuiltinExercise {
+            id: $id,
+            file: concat!($num, "-", $id, ".rvl"),
+            source: include_str!(concat!("../../exercises/", $num, "-", $id, ".rvl")),
+            solution_file: concat!($num, "-", $id, ".solution.rvl"),
+        }
+    };
+    (@solution $num:literal $id:literal) => {
+        include_str!(concat!("../../exercises/", $num, "-", $id, ".solution.rvl"))
     };
 }
 
@@ -226,7 +237,8 @@ exercises! {
     "10" "delete-precondition",
     "11" "counter",
     "12" "starve-default-retry",
-    "13" "fresh-version-stale-body",
+    "13" "fresh-version-stale-body";
+    kubectl:
     "14" "kubectl-patch-precondition",
     "15" "kubectl-stale-file",
 }

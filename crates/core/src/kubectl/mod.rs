@@ -14,6 +14,11 @@
 //! Files are per client ([`Files`]): `kubectl get … -o yaml > F` saves what it printed,
 //! `file "F":` statements edit it, `-f F` reads it.
 
+/// Whether this build runs kubectl statements (the `kubectl` feature: on in the CLI and the
+/// server, off in the page for now, docs/size.md). Without it the parser refuses a `kubectl`
+/// line and the engine never starts a [`Machine`], so none of the model is linked.
+pub const IN_BUILD: bool = cfg!(feature = "kubectl");
+
 pub mod cmdline;
 pub mod jsonpath;
 mod machine;
