@@ -148,39 +148,22 @@ pub(super) fn failure_of(t: &Terminal) -> Failure {
     }
 }
 
-/// "kubectl prints: configmap/my-config configured", with the exit status: the one line
-/// printed, or how many lines (a failure's last line of standard error, where kubectl says what
-/// went wrong), and the warnings of a success.
+/// "kubectl prints: configmap/my-config configured", "kubectl prints nothing", with the exit
+/// status.
 fn printed(t: &Terminal, cmd: &Command) -> String {
-    fn lines(s: &str) -> Vec<&str> {
-        s.lines()
-            .map(str::trim_end)
-            .filter(|l| !l.is_empty())
-            .collect()
-    }
-    let (out, err) = (t.stdout(), t.stderr());
-    let (out, err) = (lines(&out), lines(&err));
-    let failed = t.exit != 0 && !err.is_empty();
-    let (shown, n) = if failed {
-        (err.last(), err.len())
-    } else if out.is_empty() {
-        (err.first(), err.len())
-    } else {
-        (out.first(), out.len())
-    };
-    let mut s = match shown {
+    let all: String = t.chunks.iter().map(|c| c.text.as_str()).collect();
+    let mut lines = all.lines().filter(|l| !l.trim().is_empty());
+    let mut s = match lines.next() {
         None => "kubectl prints nothing".to_string(),
-        Some(l) if n == 1 => format!("kubectl prints: {l}"),
-        Some(l) if failed => format!("kubectl prints {n} lines, the last: {l}"),
-        Some(_) => format!("kubectl prints {n} lines"),
+        Some(first) => {
+            let more = lines.count();
+            let mut s = format!("kubectl prints: {}", first.trim_end());
+            if more > 0 {
+                s.push_str(&format!(" (and {more} more line{})", plural(more)));
+            }
+            s
+        }
     };
-    let warnings = err.iter().filter(|l| l.starts_with("Warning:")).count();
-    if !failed && !out.is_empty() && warnings > 0 {
-        s.push_str(&format!(
-            " (after {warnings} warning{} on standard error)",
-            plural(warnings)
-        ));
-    }
     if let Some(f) = &cmd.redirect {
         s.push_str(&format!(" (its standard output goes to the file {f})"));
     }
