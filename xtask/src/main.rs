@@ -204,10 +204,23 @@ fn test() -> Result<()> {
                     "cargo",
                     &["test", "--workspace", "--exclude", "rvlab-e2e"],
                 ))?;
-                // The core as the page builds it: without the server's `api` surface.
+                // The core without the server's `api` surface, with the kubectl model (the
+                // page's store under kubectl statements)…
                 run(cmd(
                     "cargo",
-                    &["test", "-p", "rvlab-core", "--no-default-features"],
+                    &[
+                        "test",
+                        "-p",
+                        "rvlab-core",
+                        "--no-default-features",
+                        "--features",
+                        "kubectl",
+                    ],
+                ))?;
+                // …and as the page builds it today: without either (docs/size.md).
+                run(cmd(
+                    "cargo",
+                    &["test", "-p", "rvlab-core", "--no-default-features", "--lib"],
                 ))
             }),
         ),

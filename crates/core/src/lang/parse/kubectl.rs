@@ -156,3 +156,19 @@ impl Parser<'_> {
         })
     }
 }
+
+#[cfg(all(test, not(feature = "kubectl")))]
+mod without_the_model {
+    #[test]
+    fn a_kubectl_line_is_a_diagnostic_at_the_line() {
+        let src = "client a:\n    kubectl get cm my-config\n";
+        let parsed = crate::lang::parse(src);
+        assert!(parsed.scenario.is_none());
+        let d = &parsed.diagnostics[0];
+        assert_eq!(
+            d.message,
+            "this build of rvlab does not run kubectl statements"
+        );
+        assert_eq!((d.span.line, d.span.col), (2, 5));
+    }
+}
