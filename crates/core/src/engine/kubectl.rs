@@ -389,6 +389,10 @@ impl World {
         body: &SetupBody,
         mut rec: StepRecord,
     ) -> StepRecord {
+        if !crate::kubectl::IN_BUILD {
+            let msg = "this build of rvlab does not run kubectl statements".to_string();
+            return self.runtime_error(scenario, client, rec, msg);
+        }
         let name = scenario.clients[client as usize].name.clone();
         let c = &self.clients[client as usize];
         let base = match (body, c.files.get(file)) {

@@ -127,7 +127,7 @@ impl Parser<'_> {
                             reason: reason.clone(),
                         }
                     }
-                    Tok::Word(x) if x == "prints" => {
+                    Tok::Word(x) if x == "prints" && crate::kubectl::IN_BUILD => {
                         self.advance();
                         let s = self.tok_at(0).clone();
                         let Tok::Str(text) = s.tok else {
@@ -139,7 +139,7 @@ impl Parser<'_> {
                             text,
                         }
                     }
-                    Tok::Word(x) if x == "exits" => {
+                    Tok::Word(x) if x == "exits" && crate::kubectl::IN_BUILD => {
                         self.advance();
                         let n = self.tok_at(0).clone();
                         let code = match &n.tok {

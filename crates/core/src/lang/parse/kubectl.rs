@@ -76,6 +76,12 @@ impl Parser<'_> {
     /// file (top level). The current token is the word `file`, the next a string.
     fn file_body(&mut self, literal: Option<&str>) -> PResult<(String, SetupBody, Span)> {
         let kw = self.bump();
+        if !crate::kubectl::IN_BUILD {
+            // Files are what kubectl's `-f` reads: without the model they have no reader.
+            let d = Diagnostic::error(kw.span, "this build of rvlab does not run kubectl statements")
+                .with_hint("`file` statements are for kubectl's `-f`; `rvlab run` and `rvlab serve` run them (docs/size.md, \"Issue #14\")");
+            return Err(self.fail(d));
+        }
         let n = self.bump();
         let Tok::Str(name) = n.tok else {
             return Err(self.unexpected("the file's name as a string"));
