@@ -393,7 +393,15 @@ fn quoted_ending(text: &str, name: &str) -> Option<String> {
 
 /// The files of the build `dir/index.html` loads: the wasm, the glue, the CSS, the worker.
 pub fn current_build(dir: &Path) -> Result<Vec<String>> {
-    let index_path = dir.join("index.html");
+    page_build(dir, "index.html")
+}
+
+/// The page's kubectl build, next to `index.html` (docs/size.md, "Issue #14").
+pub const KUBECTL_PAGE: &str = "kubectl.html";
+
+/// The files of the build `dir/HTML` loads: the wasm, the glue, the CSS, the worker.
+pub fn page_build(dir: &Path, html: &str) -> Result<Vec<String>> {
+    let index_path = dir.join(html);
     let index = std::fs::read_to_string(&index_path).with_context(|| {
         format!(
             "cannot read {} (build it with `cargo xtask dist`)",
@@ -402,8 +410,45 @@ pub fn current_build(dir: &Path) -> Result<Vec<String>> {
     })?;
     [WASM, GLUE, STYLE, WORKER]
         .into_iter()
-        .map(|asset| the_reference(&index, asset, "index.html"))
+        .map(|asset| the_reference(&index, asset, html))
         .collect()
+}
+
+/// The files of everything `dir` serves: `index.html`'s build, then those of
+/// [`KUBECTL_PAGE`]'s (when there is one) that are not `index.html`'s too (the stylesheet and
+/// the worker are the same file).
+pub fn deployed_build(dir: &Path) -> Result<Vec<String>> {
+    let mut files = current_build(dir)?;
+    if dir.join(KUBECTL_PAGE).is_file() {
+        for name in page_build(dir, KUBECTL_PAGE)? {
+            if !files.contains(&name) {
+                files.push(name);
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// Moves the build in `from` (a `trunk build` of `kubectl.html` into its own directory) into
+/// `dist` as [`KUBECTL_PAGE`]: its `index.html` and the files it loads. Names are content
+/// hashes, so a file `dist` already has must have the same bytes (the stylesheet and the
+/// worker do); anything else is a broken build and fails.
+pub fn add_kubectl_page(dist: &Path, from: &Path) -> Result<()> {
+    for name in current_build(from)? {
+        let bytes =
+            std::fs::read(from.join(&name)).with_context(|| format!("cannot read {name}"))?;
+        let to = dist.join(&name);
+        match std::fs::read(&to) {
+            Ok(have) if have == bytes => {}
+            Ok(_) => bail!("{name} differs between the two builds although its name is its hash"),
+            Err(_) => {
+                std::fs::write(&to, &bytes).with_context(|| format!("cannot write {name}"))?
+            }
+        }
+    }
+    std::fs::copy(from.join("index.html"), dist.join(KUBECTL_PAGE))
+        .with_context(|| format!("cannot write {KUBECTL_PAGE}"))?;
+    Ok(())
 }
 
 /// How many earlier builds' hashed files `cargo xtask dist` keeps in `dist/` (docs/deploy.md).
@@ -432,7 +477,7 @@ fn is_hashed(name: &str) -> bool {
 pub fn keep_previous(dist: &Path) -> Result<Kept> {
     let mut builds: Vec<Vec<String>> = Vec::new();
     if dist.join("index.html").is_file() {
-        if let Ok(current) = current_build(dist) {
+        if let Ok(current) = deployed_build(dist) {
             if current.iter().all(|n| is_hashed(n)) {
                 builds.push(current);
             }
@@ -463,7 +508,7 @@ pub fn keep_previous(dist: &Path) -> Result<Kept> {
 /// Puts the kept builds' files back into the new `dist` (never over the new build's) and
 /// writes its history file; returns the number of files put back.
 pub fn restore_previous(dist: &Path, kept: Kept) -> Result<usize> {
-    let current = current_build(dist)?;
+    let current = deployed_build(dist)?;
     let builds: Vec<&Vec<String>> = kept
         .builds
         .iter()
@@ -493,6 +538,25 @@ pub fn restore_previous(dist: &Path, kept: Kept) -> Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_kubectl_page_is_index_html_with_the_kubectl_feature() {
+        let root = crate::util::project_root();
+        let read = |f: &str| std::fs::read_to_string(root.join(f)).expect(f);
+        let (index, kubectl) = (read("index.html"), read(KUBECTL_PAGE));
+        let start = kubectl
+            .find("    <!-- The page with the kubectl model")
+            .expect("its comment");
+        let end = start + kubectl[start..].find("-->\n").expect("the comment's end") + 4;
+        let without_comment = format!("{}{}", &kubectl[..start], &kubectl[end..]);
+        let link = r#"data-bin="rvlab-web" "#;
+        assert_eq!(index.matches(link).count(), 1);
+        let expected = index.replace(
+            link,
+            r#"data-bin="rvlab-web" data-cargo-features="kubectl" "#,
+        );
+        assert_eq!(without_comment, expected);
+    }
 
     /// Trunk 0.21's minified index.html, as `cargo xtask dist` gets it (shortened).
     const TRUNK_INDEX: &str = "<!doctype html><html lang=en><meta charset=utf-8>\

@@ -77,6 +77,11 @@ pub struct Size {
 /// Sums the files of the build `dir/index.html` loads (not the earlier builds' files kept next
 /// to it), by kind.
 pub fn download_sizes(dir: &Path) -> Result<Vec<Size>> {
+    download_sizes_of(dir, "index.html")
+}
+
+/// [`download_sizes`] of the build `dir/HTML` loads (`kubectl.html`: the page's kubectl build).
+pub fn download_sizes_of(dir: &Path, html: &str) -> Result<Vec<Size>> {
     let mut sizes: Vec<Size> = ["wasm", "js", "css"]
         .into_iter()
         .map(|kind| Size {
@@ -85,7 +90,7 @@ pub fn download_sizes(dir: &Path) -> Result<Vec<Size>> {
             gzip: 0,
         })
         .collect();
-    for name in crate::assets::current_build(dir)? {
+    for name in crate::assets::page_build(dir, html)? {
         let path = dir.join(name);
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
         if let Some(size) = sizes.iter_mut().find(|s| s.kind == ext) {

@@ -132,16 +132,31 @@ fn real_main() -> Result<()> {
     }
 }
 
-/// `trunk build --release` (offline, wasm-opt on) into `dist/`, keeping the hashed files of
-/// the previous builds there for pages opened before a deploy (docs/deploy.md).
+/// `trunk build --release` (offline, wasm-opt on) into `dist/`, then the same page with the
+/// kubectl model (`kubectl.html`, rvlab-web's `kubectl` feature) into its own directory, moved
+/// into `dist/` as `kubectl.html` and its files (docs/size.md, "Issue #14"); keeps the hashed
+/// files of the previous builds there for pages opened before a deploy (docs/deploy.md).
 pub fn dist() -> Result<()> {
     let dist = std::path::Path::new("dist");
     let kept = assets::keep_previous(dist)?;
     run(install::with_tools(cmd("trunk", &["build", "--release"])))?;
+    let kubectl_dist = util::target_dir().join("kubectl-dist");
+    let kubectl_dist_arg = kubectl_dist.to_string_lossy().into_owned();
+    run(install::with_tools(cmd(
+        "trunk",
+        &[
+            "build",
+            "--release",
+            "--dist",
+            &kubectl_dist_arg,
+            assets::KUBECTL_PAGE,
+        ],
+    )))?;
+    assets::add_kubectl_page(dist, &kubectl_dist)?;
     let restored = assets::restore_previous(dist, kept)?;
     println!(
         "dist: {} (+{restored} files of up to {} previous builds, {})",
-        assets::current_build(dist)?.join(" "),
+        assets::deployed_build(dist)?.join(" "),
         assets::KEEP_PREVIOUS,
         assets::HISTORY_FILE
     );
@@ -188,6 +203,9 @@ fn test() -> Result<()> {
                         "rvlab-core",
                         "-p",
                         "rvlab-web",
+                        // The kubectl build's code too (the first build's is the workspace's).
+                        "--features",
+                        "rvlab-web/kubectl",
                         "--target",
                         "wasm32-unknown-unknown",
                         "--",
@@ -217,10 +235,18 @@ fn test() -> Result<()> {
                         "kubectl",
                     ],
                 ))?;
-                // …and as the page builds it today: without either (docs/size.md).
+                // …and as the page's first build has it: without either (docs/size.md).
                 run(cmd(
                     "cargo",
                     &["test", "-p", "rvlab-core", "--no-default-features", "--lib"],
+                ))?;
+                // The page's two builds apart (in the workspace run above, the CLI's features
+                // give the page's core the kubectl model): `index.html`'s, which opens kubectl
+                // scenarios in `kubectl.html`, and `kubectl.html`'s, with the terminals.
+                run(cmd("cargo", &["test", "-p", "rvlab-web", "--lib"]))?;
+                run(cmd(
+                    "cargo",
+                    &["test", "-p", "rvlab-web", "--lib", "--features", "kubectl"],
                 ))
             }),
         ),

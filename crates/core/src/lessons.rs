@@ -31,7 +31,7 @@ impl Lesson {
 }
 
 macro_rules! lessons {
-    ($($num:literal $id:literal),* ; kubectl: $($knum:literal $kid:literal),* $(,)?) => {
+    ($($num:literal $id:literal),* ; kubectl: $($knum:literal $kid:literal $ktitle:literal),* $(,)?) => {
         /// Every built-in lesson, in order (the kubectl ones only in a build that runs kubectl
         /// statements, [`crate::kubectl::IN_BUILD`]).
         pub const LESSONS: &[Lesson] = if crate::kubectl::IN_BUILD {
@@ -39,6 +39,9 @@ macro_rules! lessons {
         } else {
             &[$(lessons!(@one $num $id),)*]
         };
+        /// The kubectl lessons' ids and titles, in every build: the page's first build, which
+        /// leaves the model out, lists them and opens them in its kubectl build.
+        pub const KUBECTL: &[(&str, &str)] = &[$(($kid, $ktitle),)*];
     };
     (@one $num:literal $id:literal) => {
         Lesson {
@@ -66,10 +69,10 @@ lessons! {
     "14" "finalizers",
     "15" "conditions";
     kubectl:
-    "16" "kubectl-stale-apply",
-    "17" "kubectl-apply-three-way",
-    "18" "kubectl-patch-skips-the-check",
-    "19" "kubectl-edit-and-replace",
+    "16" "kubectl-stale-apply" "The seed in kubectl: a stale file is refused",
+    "17" "kubectl-apply-three-way" "kubectl apply's three-way merge: what it keeps and what it overwrites",
+    "18" "kubectl-patch-skips-the-check" "kubectl patch skips the check",
+    "19" "kubectl-edit-and-replace" "kubectl edit and replace: which one carries the version",
 }
 
 /// The lesson with this id.
@@ -118,6 +121,31 @@ mod tests {
                 std::fs::read_to_string(path).expect("lesson file"),
                 l.source
             );
+        }
+    }
+
+    #[test]
+    fn the_kubectl_list_has_each_lessons_own_title() {
+        assert_eq!(KUBECTL.len(), 4);
+        for (id, title) in KUBECTL {
+            assert!(id.starts_with("kubectl-"), "{id}");
+            let file = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/lessons"))
+                .expect("lessons directory")
+                .filter_map(|e| e.ok())
+                .find(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .ends_with(&format!("-{id}.rvl"))
+                })
+                .expect("the lesson's file");
+            let text = std::fs::read_to_string(file.path()).expect("lesson file");
+            assert!(text.contains(&format!("title \"{title}\"\n")), "{id}");
+            // With the model, the lesson is listed and its parsed title is the same.
+            if crate::kubectl::IN_BUILD {
+                assert_eq!(lesson(id).expect("listed").title(), *title);
+            } else {
+                assert!(lesson(id).is_none());
+            }
         }
     }
 

@@ -120,6 +120,7 @@ pub fn app() -> Html {
                     run_error: app.run_error.clone().map(AttrValue::from),
                     dirty: app.dirty,
                     textarea,
+                    kubectl_page: link::kubectl_link(&app, hooks::page_url).map(AttrValue::from),
                 })}
             </section>
     };
@@ -215,6 +216,10 @@ pub fn start() {
         return;
     }
     std::panic::set_hook(Box::new(|info| report_panic(&info.to_string())));
+    // A kubectl scenario opens in the page's kubectl build (`kubectl.html`, docs/size.md).
+    if hooks::open_kubectl_build_if_needed() {
+        return;
+    }
     yew::Renderer::<App>::new().render();
 }
 

@@ -9,6 +9,7 @@
 //!   work, which wins over the first lesson; anything unreadable gives a notice and the first
 //!   lesson.
 
+use crate::state::exercises::ExerciseAction;
 use crate::state::{first_lesson, Action, AppState, Restore};
 use rvlab_core::lessons::lesson;
 use rvlab_core::share::{ShareState, Source, MAX_LINK_BYTES, MAX_TEXT_BYTES};
@@ -219,6 +220,11 @@ pub fn parse_stored(text: &str) -> Result<Restore, String> {
 /// Anything unreadable leaves a notice on the first lesson.
 pub fn initial_state(fragment: &str, stored: Result<Option<String>, String>) -> AppState {
     let fresh = AppState::default();
+    if let Some(id) = exercise_in(fragment) {
+        return fresh
+            .apply(Action::Exercise(ExerciseAction::Load(id)))
+            .apply(Action::Exercise(ExerciseAction::Open(true)));
+    }
     let notice = |text: String| fresh.clone().apply(Action::Notice(Some(text)));
     if let Some(link) = restore_from_fragment(fragment) {
         return match link {
@@ -237,6 +243,88 @@ pub fn initial_state(fragment: &str, stored: Result<Option<String>, String>) -> 
         },
         Err(reason) => notice(saved(reason)),
     }
+}
+
+/// The page's kubectl build, `kubectl.html` (the same page with the kubectl model, which the
+/// first build `index.html` leaves out for its download budget: docs/size.md), next to the page
+/// at `page_url` (its address without the fragment; a query is kept), opened at `fragment`.
+pub fn kubectl_page(page_url: &str, fragment: &str) -> String {
+    let (path, query) = page_url.split_at(page_url.find('?').unwrap_or(page_url.len()));
+    let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
+    let mut out = format!("{dir}{KUBECTL_PAGE}{query}");
+    if !fragment.is_empty() {
+        out.push('#');
+        out.push_str(fragment.trim_start_matches('#'));
+    }
+    out
+}
+
+/// The file name of the page's kubectl build.
+pub const KUBECTL_PAGE: &str = "kubectl.html";
+
+/// Whether a scenario text needs the kubectl model this build leaves out.
+fn text_needs_kubectl(text: &str) -> bool {
+    rvlab_core::kubectl::needs_model(&rvlab_core::lang::parse(text).diagnostics)
+}
+
+/// Whether the page must open in its kubectl build instead: the link in `fragment` (or,
+/// without one, the saved work `stored`) is a kubectl lesson or a text with kubectl
+/// statements. Always `false` in the kubectl build. Checked before the page renders, so the
+/// saved work is never overwritten by a page that cannot run it.
+pub fn wants_kubectl(fragment: &str, stored: Option<&str>) -> bool {
+    if rvlab_core::kubectl::IN_BUILD {
+        return false;
+    }
+    let fragment = fragment.trim_start_matches('#');
+    if let Some(id) = exercise_field(fragment) {
+        return rvlab_core::exercises::KUBECTL.iter().any(|(k, _)| *k == id);
+    }
+    if !fragment.is_empty() {
+        return match ShareState::decode(fragment).map(|s| s.source) {
+            Ok(Source::Lesson(id)) => rvlab_core::lessons::KUBECTL.iter().any(|(k, _)| *k == id),
+            Ok(Source::Text(text)) => text_needs_kubectl(&text),
+            Err(_) => false,
+        };
+    }
+    stored
+        .and_then(|t| parse_stored(t).ok())
+        .is_some_and(|r| text_needs_kubectl(&r.source))
+}
+
+/// The link that opens the shown text in the kubectl build, when the text needs it (its
+/// diagnostics say so) and the link can hold it; `page_url` is asked only then.
+pub fn kubectl_link(app: &AppState, page_url: impl FnOnce() -> String) -> Option<String> {
+    if !rvlab_core::kubectl::needs_model(&app.diagnostics) {
+        return None;
+    }
+    let f = fragment(app, Flags::default()).ok()?;
+    Some(kubectl_page(&page_url(), &f))
+}
+
+/// The value of a fragment's `exercise=ID` field.
+fn exercise_field(fragment: &str) -> Option<&str> {
+    fragment
+        .trim_start_matches('#')
+        .split('&')
+        .find_map(|f| f.strip_prefix("exercise="))
+}
+
+/// The built-in exercise a fragment `exercise=ID` opens (how the lessons-only build links to
+/// a kubectl exercise in the kubectl build).
+pub fn exercise_in(fragment: &str) -> Option<&'static str> {
+    rvlab_core::exercises::builtin(exercise_field(fragment)?).map(|b| b.id)
+}
+
+/// The kubectl build's link to built-in lesson `id`.
+pub fn kubectl_lesson(page_url: &str, id: &str) -> String {
+    let state = ShareState {
+        source: Source::Lesson(id.to_string()),
+        token: String::new(),
+        position: 0,
+        seed: 0,
+        view: String::new(),
+    };
+    kubectl_page(page_url, &state.encode())
 }
 
 /// The HTML to paste into another page: the iframe, and a small script that sets its height
@@ -458,5 +546,93 @@ mod tests {
         assert!(code.contains("title=\"A &quot;b&quot; &lt;c>\""));
         assert!(code.contains("rvlab:height"));
         assert!(error_details("boom", "http://p/#v1").contains("boom\npage: http://p/#v1"));
+    }
+
+    #[test]
+    fn an_exercise_link_opens_the_exercise() {
+        let s = initial_state("#exercise=counter", Ok(None));
+        assert!(s.exercises.open);
+        assert_eq!(s.exercises.current.as_ref().map(|c| c.id), Some("counter"));
+        assert_eq!(s.notice, None);
+        let s = initial_state("exercise=nope", Ok(None));
+        assert!(!s.exercises.open);
+        assert!(s.notice.is_some(), "an unknown exercise is a damaged link");
+    }
+
+    #[test]
+    fn the_kubectl_build_is_next_to_the_page() {
+        assert_eq!(
+            kubectl_page("http://h/docs/rvlab/", "v1&lesson=x"),
+            "http://h/docs/rvlab/kubectl.html#v1&lesson=x"
+        );
+        assert_eq!(
+            kubectl_page("http://h/docs/rvlab/index.html?embed=1", "#v1&z=a"),
+            "http://h/docs/rvlab/kubectl.html?embed=1#v1&z=a"
+        );
+        assert_eq!(kubectl_page("http://h/", ""), "http://h/kubectl.html");
+        let l = kubectl_lesson("http://h/", "kubectl-stale-apply");
+        assert_eq!(l, "http://h/kubectl.html#v1&lesson=kubectl-stale-apply");
+    }
+
+    #[test]
+    fn a_kubectl_scenario_opens_in_the_kubectl_build() {
+        let text = |t: &str| {
+            ShareState {
+                source: Source::Text(t.into()),
+                token: String::new(),
+                position: 0,
+                seed: 0,
+                view: String::new(),
+            }
+            .encode()
+        };
+        let kubectl = "client a:\n    kubectl get cm my-config\n";
+        let plain = rvlab_core::lessons::LESSONS[0].source;
+        let record = |source: &str| {
+            let s = AppState::new(source.to_string());
+            stored_record(&s)
+        };
+        let cases = [
+            ("#v1&lesson=kubectl-stale-apply", None, true),
+            ("v1&lesson=kubectl-edit-and-replace&p=3&embed=1", None, true),
+            ("v1&lesson=stale-update", None, false),
+            (&text(kubectl) as &str, None, true),
+            (&text(plain), None, false),
+            ("v1&z=!!broken", None, false),
+            ("", Some(record(kubectl)), true),
+            ("", Some(record(plain)), false),
+            ("", Some("not json".to_string()), false),
+            ("", None, false),
+            // A link wins over the saved work.
+            ("v1&lesson=stale-update", Some(record(kubectl)), false),
+            ("#exercise=kubectl-stale-file", None, true),
+            ("exercise=first-conflict", Some(record(kubectl)), false),
+            ("exercise=nope", None, false),
+        ];
+        for (fragment, stored, want) in cases {
+            let got = wants_kubectl(fragment, stored.as_deref());
+            // The kubectl build runs them all itself.
+            assert_eq!(
+                got,
+                want && !rvlab_core::kubectl::IN_BUILD,
+                "{fragment} {stored:?}"
+            );
+        }
+        let s = AppState::new(kubectl.to_string());
+        let link = kubectl_link(&s, || "http://h/index.html".into());
+        if rvlab_core::kubectl::IN_BUILD {
+            assert_eq!(link, None);
+        } else {
+            let link = link.expect("a link");
+            assert!(link.starts_with("http://h/kubectl.html#v1&z="), "{link}");
+            let back = restore_from_fragment(link.split('#').nth(1).unwrap())
+                .unwrap()
+                .unwrap();
+            assert_eq!(back.source, kubectl);
+        }
+        assert_eq!(
+            kubectl_link(&AppState::default(), || "http://h/".into()),
+            None
+        );
     }
 }

@@ -49,6 +49,7 @@ const SOURCES: &[&str] = &[
     "crates/core/Cargo.toml",
     "www",
     "index.html",
+    "kubectl.html",
     "Trunk.toml",
     "Cargo.lock",
     // The release hook runs `cargo xtask short-names` on the build.

@@ -77,6 +77,12 @@ fn axe_finds_no_violation_at_the_start_at_a_409_in_the_exercises_and_in_an_embed
         page.open_fragment("v1&lesson=stale-update&p=6&embed=1")?;
         wait_position(page, 6, 6)?;
         audit_both_schemes(page, &axe, "in an embed")?;
+        // The kubectl build (the link opens there), its terminals at bob's refused apply.
+        page.open_fragment("v1&lesson=kubectl-stale-apply")?;
+        page.find("terminals")?;
+        page.press(&[keys::END])?;
+        page.wait_text_contains("terminals", "exit 1")?;
+        audit_both_schemes(page, &axe, "in the kubectl build's terminals")?;
         Ok(())
     });
 }
@@ -113,6 +119,13 @@ fn the_page_and_an_embed_load_without_an_error_in_the_log() {
         page.find("position")?;
         let errors = severe(page)?;
         ensure!(errors.is_empty(), "errors on loading an embed: {errors:#?}");
+        page.open_fragment("v1&lesson=kubectl-stale-apply")?;
+        page.find("terminals")?;
+        let errors = severe(page)?;
+        ensure!(
+            errors.is_empty(),
+            "errors on opening the kubectl build: {errors:#?}"
+        );
         Ok(())
     });
 }

@@ -191,7 +191,7 @@ impl World {
         mut rec: StepRecord,
     ) -> StepRecord {
         if !crate::kubectl::IN_BUILD {
-            let msg = "this build of rvlab does not run kubectl statements".to_string();
+            let msg = crate::kubectl::NOT_IN_BUILD.to_string();
             return self.runtime_error(scenario, client, rec, msg);
         }
         let name = scenario.clients[client as usize].name.clone();
@@ -390,7 +390,7 @@ impl World {
         mut rec: StepRecord,
     ) -> StepRecord {
         if !crate::kubectl::IN_BUILD {
-            let msg = "this build of rvlab does not run kubectl statements".to_string();
+            let msg = crate::kubectl::NOT_IN_BUILD.to_string();
             return self.runtime_error(scenario, client, rec, msg);
         }
         let name = scenario.clients[client as usize].name.clone();

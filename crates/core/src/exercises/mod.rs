@@ -196,7 +196,7 @@ impl BuiltinExercise {
 }
 
 macro_rules! exercises {
-    ($($num:literal $id:literal),* ; kubectl: $($knum:literal $kid:literal),* $(,)?) => {
+    ($($num:literal $id:literal),* ; kubectl: $($knum:literal $kid:literal $ktitle:literal),* $(,)?) => {
         /// The built-in course, in increasing difficulty (the kubectl ones only in a build that
         /// runs kubectl statements, [`crate::kubectl::IN_BUILD`]).
         pub const EXERCISES: &[BuiltinExercise] = if crate::kubectl::IN_BUILD {
@@ -210,6 +210,9 @@ macro_rules! exercises {
         } else {
             &[$(exercises!(@solution $num $id),)*]
         };
+        /// The kubectl exercises' ids and titles, in every build: the page's first build,
+        /// which leaves the model out, lists them and opens them in its kubectl build.
+        pub const KUBECTL: &[(&str, &str)] = &[$(($kid, $ktitle),)*];
     };
     (@one $num:literal $id:literal) => {
         BuiltinExercise {
@@ -239,8 +242,8 @@ exercises! {
     "12" "starve-default-retry",
     "13" "fresh-version-stale-body";
     kubectl:
-    "14" "kubectl-patch-precondition",
-    "15" "kubectl-stale-file",
+    "14" "kubectl-patch-precondition" "Give kubectl patch a precondition",
+    "15" "kubectl-stale-file" "Make kubectl replace refuse a stale file",
 }
 
 /// The built-in exercise with this id.
@@ -290,5 +293,29 @@ mod tests {
             assert_eq!(builtin(e.id).map(|b| b.file), Some(e.file));
         }
         assert!(builtin("nope").is_none());
+    }
+
+    #[test]
+    fn the_kubectl_list_has_each_exercises_own_title() {
+        assert_eq!(KUBECTL.len(), 2);
+        for (id, title) in KUBECTL {
+            let file = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/exercises"))
+                .expect("exercises directory")
+                .filter_map(|e| e.ok())
+                .find(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .ends_with(&format!("-{id}.rvl"))
+                })
+                .expect("the exercise's file");
+            let text = std::fs::read_to_string(file.path()).expect("exercise file");
+            assert!(text.contains(&format!("title \"{title}\"\n")), "{id}");
+            if crate::kubectl::IN_BUILD {
+                let parsed = builtin(id).expect("listed").parse().expect("parses");
+                assert_eq!(parsed.title, *title);
+            } else {
+                assert!(builtin(id).is_none());
+            }
+        }
     }
 }

@@ -14,10 +14,21 @@
 //! Files are per client ([`Files`]): `kubectl get … -o yaml > F` saves what it printed,
 //! `file "F":` statements edit it, `-f F` reads it.
 
-/// Whether this build runs kubectl statements (the `kubectl` feature: on in the CLI and the
-/// server, off in the page for now, docs/size.md). Without it the parser refuses a `kubectl`
-/// line and the engine never starts a [`Machine`], so none of the model is linked.
+/// Whether this build runs kubectl statements (the `kubectl` feature: on in the CLI, the
+/// server and the page's kubectl build `kubectl.html`, off in the page's first build
+/// `index.html`, docs/size.md). Without it the parser refuses a `kubectl` line with
+/// [`NOT_IN_BUILD`] and the engine never starts a [`Machine`], so none of the model is linked.
 pub const IN_BUILD: bool = cfg!(feature = "kubectl");
+
+/// The message of the diagnostic a build without the model gives a kubectl statement (and a
+/// `file` statement, which only kubectl reads).
+pub const NOT_IN_BUILD: &str = "this build of rvlab does not run kubectl statements";
+
+/// Whether these diagnostics say the text needs the kubectl model this build leaves out (the
+/// page then opens it in its kubectl build; always `false` in a build with the model).
+pub fn needs_model(diagnostics: &[crate::lang::Diagnostic]) -> bool {
+    !IN_BUILD && diagnostics.iter().any(|d| d.message == NOT_IN_BUILD)
+}
 
 pub mod cmdline;
 pub mod jsonpath;

@@ -27,6 +27,9 @@ pub struct DiagnosticsProps {
     /// A re-run is pending (the text changed since the last parse).
     pub dirty: bool,
     pub textarea: NodeRef,
+    /// The link that opens the text in the page's kubectl build, when it needs the kubectl
+    /// model this build leaves out (`link::kubectl_link`).
+    pub kubectl_page: Option<AttrValue>,
 }
 
 /// The most serious diagnostic of each line, by line (a sorted `Vec`, not a map type: each
@@ -183,6 +186,9 @@ pub fn diagnostics(props: &DiagnosticsProps) -> Html {
             {status}
             if let Some(err) = &props.run_error {
                 {super::el_id("p", "note bad", "run-error", format!("✖ The scenario cannot run: {err}"))}
+            }
+            if let Some(href) = &props.kubectl_page {
+                <p class="note"><a href={href.clone()} data-testid="open-kubectl">{"Open this scenario in the playground with kubectl ↗"}</a></p>
             }
             <ul>{items}</ul>
         </div>

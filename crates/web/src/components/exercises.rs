@@ -50,6 +50,22 @@ pub fn exercises(
                 </li>
             }
         })
+        .chain(
+            // The kubectl exercises of a build without the model: links to the kubectl build.
+            rvlab_core::exercises::KUBECTL
+                .iter()
+                .filter(|_| !rvlab_core::kubectl::IN_BUILD)
+                .enumerate()
+                .map(|(i, (id, title))| {
+                    // Relative: next to this page, as every file of the page is.
+                    let href = format!("{}#exercise={id}", crate::link::KUBECTL_PAGE);
+                    html! {
+                        <li><a class="link exercise-item" href={href} data-testid="exercise-kubectl" data-id={*id}>
+                            {format!("{}. {title} (with kubectl) ↗", EXERCISES.len() + i + 1)}
+                        </a></li>
+                    }
+                }),
+        )
         .collect();
     let body = match current {
         None => el("p", "muted", "Pick an exercise."),

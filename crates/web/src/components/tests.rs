@@ -6,6 +6,7 @@ use super::controls::{controls, Playback};
 use super::exercises::exercises;
 use super::explorer::explorer;
 use super::inspector::inspector;
+use super::lesson_picker::lesson_picker;
 use super::narration::{live_narration, narration};
 use super::table::timeline_table;
 use super::tabs::view_tabs;
@@ -31,6 +32,7 @@ enum Panel {
     Tabs,
     Exercises,
     Explorer,
+    Picker,
 }
 
 #[derive(Properties, PartialEq)]
@@ -75,6 +77,12 @@ fn Harness(props: &Props) -> Html {
         Panel::Tabs => view_tabs(&d, app.exercises.open, app.exercises.solved.len()),
         Panel::Exercises => exercises(&d, &app.exercises, &app.source, &app.catalogue),
         Panel::Explorer => explorer(&d, &app.explore, app.explore_stale(), app.has_errors()),
+        Panel::Picker => lesson_picker(
+            &d,
+            app.lesson,
+            app.shown.as_ref().map(|s| &s.run.scenario),
+            &app.catalogue,
+        ),
     }
 }
 
@@ -215,6 +223,44 @@ fn the_table_view_marks_the_step_shown() {
     );
     assert_eq!(count(&html, r#"aria-current="step""#), 1, "{html}");
     assert_eq!(count(&html, "Show step "), 6, "{html}");
+}
+
+#[test]
+fn the_first_build_lists_the_kubectl_lessons_and_exercises_as_links_to_the_kubectl_build() {
+    let s = AppState::default();
+    let picker = render(&s, Panel::Picker);
+    let exercises = render(
+        &s.apply(Action::Exercise(ExerciseAction::Open(true))),
+        Panel::Exercises,
+    );
+    let lessons = rvlab_core::lessons::LESSONS.len();
+    for (i, (id, title)) in rvlab_core::lessons::KUBECTL.iter().enumerate() {
+        let option = format!(
+            r#"<option value="{id}">{}. {}</option>"#,
+            lessons + i + 1,
+            escape(title)
+        );
+        // The kubectl build lists them with the rest, as lessons it runs.
+        assert_eq!(
+            picker.contains(&option),
+            !rvlab_core::kubectl::IN_BUILD,
+            "{picker}"
+        );
+        assert_eq!(count(&picker, &format!(r#"value="{id}""#)), 1, "{picker}");
+    }
+    let n = rvlab_core::exercises::EXERCISES.len();
+    for (i, (id, title)) in rvlab_core::exercises::KUBECTL.iter().enumerate() {
+        let link = format!(
+            r#"<a href="kubectl.html#exercise={id}" data-testid="exercise-kubectl" data-id="{id}" class="link exercise-item">{}. {} (with kubectl) ↗</a>"#,
+            n + i + 1,
+            escape(title)
+        );
+        assert_eq!(
+            exercises.contains(&link),
+            !rvlab_core::kubectl::IN_BUILD,
+            "{exercises}"
+        );
+    }
 }
 
 #[test]

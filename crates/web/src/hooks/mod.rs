@@ -211,6 +211,32 @@ pub fn initial() -> (AppState, Flags) {
     (link::initial_state(&hash, saved), flags)
 }
 
+/// Opens the page's kubectl build in place of this page when the link, or without one the
+/// saved work, needs the kubectl model this build leaves out ([`link::wants_kubectl`]), with
+/// the same fragment; `location.replace`, so Back goes where it went before. Returns whether
+/// it did (the page then renders nothing, and so never saves over the work it cannot run).
+pub fn open_kubectl_build_if_needed() -> bool {
+    let (hash, query) = location_parts();
+    let flags = Flags::parse(&hash, &query);
+    let saved = if flags.embed {
+        None
+    } else {
+        read_saved().ok().flatten()
+    };
+    if !link::wants_kubectl(&hash, saved.as_deref()) {
+        return false;
+    }
+    let url = link::kubectl_page(&page_url(), &hash);
+    web_sys::window().is_some_and(|w| w.location().replace(&url).is_ok())
+}
+
+/// Opens `url` (the kubectl build's address) as a new page.
+pub fn go_to(url: &str) {
+    if let Some(w) = web_sys::window() {
+        let _ = w.location().assign(url);
+    }
+}
+
 /// The page's address without its fragment.
 pub fn page_url() -> String {
     web_sys::window()
@@ -257,6 +283,10 @@ pub fn use_url_and_saved_work(app: &UseReducerHandle<AppState>, flags: Flags) {
         let listener = web_sys::window().map(|window| {
             EventListener::new(&window, "hashchange", move |_| {
                 let (hash, _) = location_parts();
+                if link::wants_kubectl(&hash, None) {
+                    go_to(&link::kubectl_page(&page_url(), &hash));
+                    return;
+                }
                 match link::restore_from_fragment(&hash) {
                     Some(Ok(r)) => {
                         dispatcher.dispatch(Action::Notice(None));

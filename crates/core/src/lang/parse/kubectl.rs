@@ -18,8 +18,9 @@ impl Parser<'_> {
         };
         let header = join(kw.span, raw.span.end);
         if !crate::kubectl::IN_BUILD {
-            let d = Diagnostic::error(header, "this build of rvlab does not run kubectl statements")
-                .with_hint("`rvlab run` and `rvlab serve` run them; the page leaves the kubectl model out for now (docs/size.md, \"Issue #14\")");
+            let d = Diagnostic::error(header, crate::kubectl::NOT_IN_BUILD).with_hint(
+                "the page's kubectl build (kubectl.html), `rvlab run` and `rvlab serve` run them",
+            );
             return Err(self.fail(d));
         }
         // A trailing `:` opens an edit block when the rest is a `kubectl edit`.
@@ -78,8 +79,8 @@ impl Parser<'_> {
         let kw = self.bump();
         if !crate::kubectl::IN_BUILD {
             // Files are what kubectl's `-f` reads: without the model they have no reader.
-            let d = Diagnostic::error(kw.span, "this build of rvlab does not run kubectl statements")
-                .with_hint("`file` statements are for kubectl's `-f`; `rvlab run` and `rvlab serve` run them (docs/size.md, \"Issue #14\")");
+            let d = Diagnostic::error(kw.span, crate::kubectl::NOT_IN_BUILD)
+                .with_hint("`file` statements are for kubectl's `-f`; the page's kubectl build (kubectl.html), `rvlab run` and `rvlab serve` run them");
             return Err(self.fail(d));
         }
         let n = self.bump();

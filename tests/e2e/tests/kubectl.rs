@@ -1,0 +1,225 @@
+//! Browser journeys for kubectl in the page (issue #14): the page's first build (`index.html`)
+//! leaves the kubectl model out for its download budget and opens every kubectl scenario in
+//! its kubectl build (`kubectl.html`), which shows each client's terminal. Same style as
+//! `journeys.rs`: a fresh load per journey, `data-testid` only, wait-until conditions.
+
+use anyhow::{ensure, Context, Result};
+use rvlab_e2e::page::{journey, testid, Page};
+
+/// What real kubectl 1.32 prints for the seed's stale server-side apply (captured from the
+/// binary against `rvlab serve`: tests/clients/kubectl-corpus, the differential test).
+const SEED_LINE: &str = "error: Operation cannot be fulfilled on configmaps \"my-config\": the object has been modified; please apply your changes to the latest version and try again";
+
+/// Selects a lesson in the picker (a `change` event, as a reader's pick).
+fn pick_lesson(page: &Page, id: &str) -> Result<()> {
+    page.find("lesson-picker")?;
+    page.script(&format!(
+        "const s = document.querySelector('[data-testid=lesson-picker]'); \
+         s.value = '{id}'; s.dispatchEvent(new Event('change', {{ bubbles: true }}));"
+    ))?;
+    Ok(())
+}
+
+/// Sets the editor's text as one input event.
+fn set_editor(page: &Page, text: &str) -> Result<()> {
+    page.find("editor")?;
+    page.session.execute(
+        "const t = document.querySelector('[data-testid=editor]'); t.value = arguments[0]; \
+         t.dispatchEvent(new Event('input', { bubbles: true }));",
+        vec![text.into()],
+    )?;
+    Ok(())
+}
+
+/// Waits until the page shown is the kubectl build, and returns its URL.
+fn wait_kubectl_page(page: &Page) -> Result<String> {
+    let url = page.wait_until("the kubectl build is open", || {
+        let url = page.session.current_url()?;
+        Ok(url.contains("/kubectl.html").then_some(url))
+    })?;
+    page.find("app")?;
+    Ok(url)
+}
+
+/// The text of client `name`'s terminal, byte for byte as the page holds it.
+fn terminal(page: &Page, name: &str) -> Result<String> {
+    let css = format!(
+        "{} {}",
+        testid(&format!("terminal-{name}")),
+        testid("terminal-text")
+    );
+    let v = page.session.execute(
+        "const e = document.querySelector(arguments[0]); return e ? e.textContent : null;",
+        vec![css.into()],
+    )?;
+    Ok(v.as_str().unwrap_or_default().to_owned())
+}
+
+fn wait_terminal(page: &Page, name: &str, needle: &str) -> Result<String> {
+    page.wait_until(&format!("{name}'s terminal shows {needle:?}"), || {
+        let t = terminal(page, name)?;
+        Ok(t.contains(needle).then_some(t))
+    })
+}
+
+#[test]
+fn the_seed_in_kubectl_plays_step_by_step_in_the_kubectl_build() {
+    journey("kubectl-seed", |page| {
+        page.open()?;
+        ensure!(
+            page.count("terminals")? == 0,
+            "the first build has no terminals"
+        );
+        // The first build lists the kubectl lessons and opens them in the kubectl build.
+        page.wait_text_contains(
+            "lesson-picker",
+            "The seed in kubectl: a stale file is refused",
+        )?;
+        pick_lesson(page, "kubectl-stale-apply")?;
+        let url = wait_kubectl_page(page)?;
+        ensure!(url.contains("lesson=kubectl-stale-apply"), "{url}");
+        page.wait_text_contains("scenario-title", "The seed in kubectl")?;
+        page.find("terminals")?;
+        ensure!(page.count("share-notice")? == 0, "a notice showed");
+        // Step 1: ops applies the file; its terminal shows the command and kubectl's line.
+        page.click("step-forward")?;
+        page.wait_text_contains("narration", "kubectl apply --server-side -f my-config.yaml")?;
+        let ops = wait_terminal(page, "ops", "configmap/my-config serverside-applied")?;
+        ensure!(
+            ops == "$ kubectl apply --server-side -f my-config.yaml\nconfigmap/my-config serverside-applied\n",
+            "{ops:?}"
+        );
+        // To the end: bob's stale apply is refused with the seed's line, and kubectl exits 1.
+        page.click("run-to-end")?;
+        let bob = wait_terminal(page, "bob", SEED_LINE)?;
+        ensure!(
+            bob.starts_with("$ kubectl get configmap my-config -o jsonpath='{.metadata.resourceVersion}'\n1$ kubectl get configmap my-config -o yaml > my-config.yaml\n"),
+            "{bob:?}"
+        );
+        ensure!(bob.contains("$ kubectl apply --server-side -f my-config.yaml\nerror: Operation cannot be fulfilled"), "{bob:?}");
+        page.wait_text_contains("terminal-bob", "exit 1")?;
+        let alice = terminal(page, "alice")?;
+        ensure!(
+            alice.ends_with("configmap/my-config serverside-applied\n"),
+            "{alice:?}"
+        );
+        let expectations = page.text("expectations")?;
+        ensure!(!expectations.contains('✗'), "{expectations}");
+        page.screenshot("kubectl-seed-end")?;
+        // Back to the start: no command has run yet.
+        page.click("reset")?;
+        page.wait_until("the terminals are empty again", || {
+            Ok(terminal(page, "bob")?.is_empty().then_some(()))
+        })?;
+        // The explorer's worker runs the kubectl build's own module.
+        page.click("explore-button")?;
+        page.wait_text_contains("explore-results", "Complete: explored")?;
+        Ok(())
+    });
+}
+
+#[test]
+fn a_kubectl_link_to_the_first_build_opens_in_the_kubectl_build() {
+    journey("kubectl-link", |page| {
+        page.open_fragment("v1&lesson=kubectl-edit-and-replace&p=2")?;
+        let url = wait_kubectl_page(page)?;
+        ensure!(
+            url.ends_with("/kubectl.html#v1&lesson=kubectl-edit-and-replace&p=2"),
+            "{url}"
+        );
+        page.wait_text_contains("position", "step 2 of")?;
+        page.wait_text_contains("scenario-title", "kubectl edit and replace")?;
+        ensure!(page.count("share-notice")? == 0, "a notice showed");
+        // The kubectl build plays the other lessons too.
+        pick_lesson(page, "stale-update")?;
+        page.wait_text_contains("position", "step 0 of 6")?;
+        ensure!(
+            page.session.current_url()?.contains("/kubectl.html"),
+            "it left the kubectl build"
+        );
+        // Back goes where the reader came from: the redirect replaced the first build's entry.
+        page.script("history.back()")?;
+        let back = page.wait_until("back at the page before", || {
+            let url = page.session.current_url()?;
+            Ok((!url.contains("kubectl.html")).then_some(url))
+        })?;
+        // (Where the browser was before the journey's load, never the first build's page.)
+        ensure!(!back.starts_with(page.url), "back went to {back}");
+        Ok(())
+    });
+}
+
+#[test]
+fn a_typed_kubectl_line_opens_with_its_text_in_the_kubectl_build() {
+    journey("kubectl-typed", |page| {
+        page.open()?;
+        let text = "client a:\n    kubectl create configmap my-config --from-literal=key=v\n    kubectl get configmap my-config -o name\n";
+        set_editor(page, text)?;
+        page.wait_text_contains(
+            "diagnostics",
+            "this build of rvlab does not run kubectl statements",
+        )?;
+        let link = page.find("open-kubectl")?;
+        page.session.click(&link)?;
+        wait_kubectl_page(page)?;
+        page.wait_until("the text came along", || {
+            Ok((page.value("editor")? == text).then_some(()))
+        })?;
+        page.wait_text_contains("diagnostics", "No problems")?;
+        page.click("run-to-end")?;
+        let a = wait_terminal(page, "a", "configmap/my-config\n")?;
+        ensure!(
+            a == "$ kubectl create configmap my-config --from-literal=key=v\nconfigmap/my-config created\n$ kubectl get configmap my-config -o name\nconfigmap/my-config\n",
+            "{a:?}"
+        );
+        // Saved work with kubectl statements reopens in the kubectl build, from either page.
+        page.wait_until("the work is saved", || {
+            let v = page.script("return localStorage.getItem('rvlab.work') || ''")?;
+            Ok(v.as_str()
+                .unwrap_or("")
+                .contains("--from-literal")
+                .then_some(()))
+        })?;
+        page.open_plain()?;
+        wait_kubectl_page(page)?;
+        page.wait_until("the saved text is back", || {
+            Ok((page.value("editor")? == text).then_some(()))
+        })?;
+        Ok(())
+    });
+}
+
+#[test]
+fn the_first_builds_course_links_the_kubectl_exercises() {
+    journey("kubectl-exercise", |page| {
+        page.open()?;
+        page.click("exercises-tab")?;
+        page.find("exercise-list")?;
+        let css = format!(
+            "{}[data-id=\"kubectl-stale-file\"]",
+            testid("exercise-kubectl")
+        );
+        let item = page
+            .session
+            .find_all(&css)?
+            .into_iter()
+            .next()
+            .context("the kubectl exercise is listed")?;
+        let label = page.session.text(&item)?;
+        ensure!(
+            label.contains("Make kubectl replace refuse a stale file"),
+            "{label}"
+        );
+        page.session.click(&item)?;
+        wait_kubectl_page(page)?;
+        page.wait_until("the exercise is open", || {
+            let css = format!(
+                "{}[data-id=\"kubectl-stale-file\"][aria-current=\"true\"]",
+                testid("exercise-item")
+            );
+            Ok(page.session.find_all(&css)?.into_iter().next().map(drop))
+        })?;
+        page.find("terminals")?;
+        Ok(())
+    });
+}
