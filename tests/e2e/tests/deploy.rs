@@ -109,7 +109,27 @@ fn stated_integrity(index: &str) -> Result<Vec<(String, String)>> {
 fn every_file_index_html_loads_has_the_integrity_and_the_name_of_its_content() -> Result<()> {
     let dist = ensure_dist()?;
     let index = std::fs::read_to_string(dist.join("index.html"))?;
-    let files = build_files(&index);
+    let kubectl = std::fs::read_to_string(dist.join("kubectl.html"))?;
+    check_page(&dist, &index)?;
+    check_page(&dist, &kubectl)?;
+    // The kubectl build (the page with the kubectl model) has its own glue and wasm, and the
+    // same stylesheet and worker.
+    let (a, b) = (build_files(&index), build_files(&kubectl));
+    let shared: Vec<&String> = a.iter().filter(|n| b.contains(n)).collect();
+    ensure!(
+        shared.len() == 2
+            && shared
+                .iter()
+                .all(|n| n.starts_with("style-") || n.starts_with("explore-worker-")),
+        "index.html {a:?}, kubectl.html {b:?}"
+    );
+    Ok(())
+}
+
+/// Checks one page of `dist`: its four files are named by their content and loaded with
+/// their integrity (the worker excepted: `new Worker` takes none).
+fn check_page(dist: &Path, index: &str) -> Result<()> {
+    let files = build_files(index);
     ensure!(
         files.len() == 4,
         "four files (wasm, glue, CSS, worker): {files:?}"
@@ -123,7 +143,7 @@ fn every_file_index_html_loads_has_the_integrity_and_the_name_of_its_content() -
             .collect();
         ensure!(hash == hex, "{name}: its content's sha384 starts {hex}");
     }
-    let stated = stated_integrity(&index)?;
+    let stated = stated_integrity(index)?;
     // The stylesheet and the wasm's preload, the glue's modulepreload, the import map, the fetch.
     ensure!(stated.len() == 5, "{stated:?}");
     for (file, value) in &stated {
