@@ -21,13 +21,12 @@
 use super::expr;
 use super::narrate;
 use super::records::{Action, Failure, KubectlStep, Mark, StepRecord, Verb};
-use super::request::body_revision;
-use super::vars::set_revision;
+use super::request::Sent;
 use super::world::{eval_body, World};
 use crate::json::{hash_value, same_value, HValue};
 use crate::kubectl::{After, Command, File, Machine, Reply, Terminal};
 use crate::lang::ast::{Expr, Path, Scenario, SetupBody};
-use crate::store::{Actor, Env, Method, ObjectRef, Outcome, Request};
+use crate::store::{Method, ObjectRef, Request};
 use serde_json::Value;
 use std::hash::{Hash, Hasher};
 
@@ -234,43 +233,18 @@ impl World {
         });
         let verb = request_verb(&request);
         let target = request_target(&request);
-        let before = target
+        let base = target
             .as_ref()
-            .and_then(|t| self.store.get(t))
-            .and_then(body_revision);
-        let actor = Actor {
-            name: name.clone(),
-            base_revision: target
-                .as_ref()
-                .map_or(0, |t| self.observed_revision(client, t)),
-        };
+            .map_or(0, |t| self.observed_revision(client, t));
         let now_ms = self.clock_nanos / 1_000_000;
-        let mut env = Env {
-            now_ms,
-            rng: &mut self.rng,
-        };
-        let Outcome {
+        let Sent {
             response,
             revision,
             lost_updates,
             warnings,
-            ..
-        } = self.store.handle(&request, &actor, &mut env);
-        let ok = (200..300).contains(&response.code);
-        if let Some(r) = revision {
-            self.record_write(r, verb);
-        }
-        self.lost_updates.extend(lost_updates.iter().cloned());
-        let after = target
-            .as_ref()
-            .and_then(|t| self.store.get(t))
-            .and_then(body_revision);
-        if let Some(t) = &target {
-            let observed = body_revision(&response.body).or(if ok { revision } else { None });
-            if let Some(r) = observed {
-                set_revision(&mut self.clients[ci].observed, t, r);
-            }
-        }
+            before,
+            after,
+        } = self.send(client, &name, &request, target.as_ref(), base, verb);
         let what = match &target {
             // kubectl apply and kubectl create look first: absence is an answer, not a failure.
             Some(t) if verb == Verb::Get && response.code == 404 => {

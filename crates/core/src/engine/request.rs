@@ -44,6 +44,19 @@ pub(super) fn with_identity(target: &ObjectRef, body: Value) -> Result<Value, St
     Ok(Value::Object(out))
 }
 
+/// What one request did ([`World::send`]).
+pub(super) struct Sent {
+    pub response: crate::store::Response,
+    /// The revision it wrote, when it changed the store.
+    pub revision: Option<u64>,
+    pub lost_updates: Vec<crate::store::LostUpdate>,
+    /// The apiserver's warnings (`Warning:` headers).
+    pub warnings: Vec<String>,
+    /// The target's revision in the store before and after.
+    pub before: Option<u64>,
+    pub after: Option<u64>,
+}
+
 /// The revision in an object body's `metadata.resourceVersion`.
 pub(super) fn body_revision(v: &Value) -> Option<u64> {
     v.get("metadata")?
@@ -308,6 +321,59 @@ impl World {
         })
     }
 
+    /// Sends one request of `client` (`name`), writing on top of revision `base` of `target`:
+    /// the one way a request statement and a kubectl step reach the store, so both keep the
+    /// same books. The store answers; a write's revision is recorded with its verb (for the
+    /// provenance of lost updates); lost updates are kept; and the client observes the
+    /// target's revision the response carries (or the write's, when it succeeded).
+    pub(super) fn send(
+        &mut self,
+        client: u32,
+        name: &str,
+        request: &Request,
+        target: Option<&ObjectRef>,
+        base: u64,
+        verb: Verb,
+    ) -> Sent {
+        // What the store held before and after (for the narration of conflicts and no-ops).
+        let revision_of = |w: &World| target.and_then(|t| w.store.get(t)).and_then(body_revision);
+        let before = revision_of(self);
+        let actor = Actor {
+            name: name.to_string(),
+            base_revision: base,
+        };
+        let mut env = Env {
+            now_ms: self.clock_nanos / 1_000_000,
+            rng: &mut self.rng,
+        };
+        let Outcome {
+            response,
+            revision,
+            lost_updates,
+            warnings,
+        } = self.store.handle(request, &actor, &mut env);
+        let ok = (200..300).contains(&response.code);
+        if let Some(r) = revision {
+            self.record_write(r, verb);
+        }
+        self.lost_updates.extend(lost_updates.iter().cloned());
+        let after = revision_of(self);
+        if let Some(t) = target {
+            let observed = body_revision(&response.body).or(if ok { revision } else { None });
+            if let Some(r) = observed {
+                set_revision(&mut self.clients[client as usize].observed, t, r);
+            }
+        }
+        Sent {
+            response,
+            revision,
+            lost_updates,
+            warnings,
+            before,
+            after,
+        }
+    }
+
     /// Runs a request statement: builds the request, sends it, records what came back in the
     /// client (its observed revision, the bound variable) and in the step's record.
     pub(super) fn request_stmt(
@@ -331,34 +397,17 @@ impl World {
         rec.action = Action::Request;
         rec.verb = Some(verb);
         rec.target = Some(target.clone());
-        // What the store held before (for the narration of conflicts and no-ops).
-        let before = self.store.get(&target).and_then(body_revision);
-        let actor = Actor {
-            name: name.clone(),
-            base_revision: base,
-        };
-        let mut env = Env {
-            now_ms: self.clock_nanos / 1_000_000,
-            rng: &mut self.rng,
-        };
-        let Outcome {
+        let Sent {
             response,
             revision,
             lost_updates,
+            before,
+            after,
             ..
-        } = self.store.handle(&request, &actor, &mut env);
+        } = self.send(client, &name, &request, Some(&target), base, verb);
         let ok = (200..300).contains(&response.code);
-        if let Some(r) = revision {
-            self.record_write(r, verb);
-        }
-        self.lost_updates.extend(lost_updates.iter().cloned());
-        let after = self.store.get(&target).and_then(body_revision);
-        let observed = body_revision(&response.body).or(if ok { revision } else { None });
         {
             let c = &mut self.clients[client as usize];
-            if let Some(r) = observed {
-                set_revision(&mut c.observed, &target, r);
-            }
             if ok {
                 if let (Some(var), true) = (&var, response.body.is_object()) {
                     let held = body_revision(&response.body).map(|b| Held {
