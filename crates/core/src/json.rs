@@ -108,6 +108,33 @@ impl From<Value> for HValue {
     }
 }
 
+/// The value with every object's keys sorted, as Go marshals a map (kubectl's request bodies,
+/// the strategic merge patches it computes).
+pub fn sorted(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut e: Vec<(&String, &Value)> = m.iter().collect();
+            crate::sort::sort_by(&mut e, |a, b| a.0.cmp(b.0));
+            Value::Object(e.into_iter().map(|(k, v)| (k.clone(), sorted(v))).collect())
+        }
+        Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+        v => v.clone(),
+    }
+}
+
+/// Removes every `null` member of every object, at any depth (array items stay): what kubectl
+/// drops from a file before it sends it, and from a three-way patch's additions.
+pub fn prune_nulls(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|_, x| !x.is_null());
+            m.values_mut().for_each(prune_nulls);
+        }
+        Value::Array(a) => a.iter_mut().for_each(prune_nulls),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
 

@@ -45,6 +45,7 @@
 
 use super::schema::At;
 use super::strategic::{self, ty as tag, v as go_v};
+use crate::json::sorted;
 use serde_json::{Map, Value};
 
 /// Why a patch could not be made.
@@ -78,7 +79,7 @@ pub(crate) fn two_way(original: &Value, modified: &Value, at: At) -> Result<Valu
         ..Diff::default()
     };
     diff_maps(&obj(original), &obj(modified), at, d)
-        .map(|p| sorted(Value::Object(p)))
+        .map(|p| sorted(&Value::Object(p)))
         .map_err(CreateError::Invalid)
 }
 
@@ -111,30 +112,17 @@ pub(crate) fn three_way(
         if conflicts(&p, &c, at, false, false, "").map_err(inv)? {
             return Err(CreateError::Conflict(format!(
                 "patch:\n{}\nconflicts with changes made from original to current:\n{}\n",
-                to_yaml(&sorted(p)),
-                to_yaml(&sorted(c))
+                to_yaml(&sorted(&p)),
+                to_yaml(&sorted(&c))
             )));
         }
     }
-    Ok(sorted(Value::Object(patch)))
+    Ok(sorted(&Value::Object(patch)))
 }
 
 /// The document as an object (Go unmarshals into an empty map; `null` leaves it empty).
 fn obj(v: &Value) -> Map<String, Value> {
     v.as_object().cloned().unwrap_or_default()
-}
-
-/// Every object's keys sorted, as Go's `json.Marshal` writes maps.
-fn sorted(v: Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let mut e: Vec<(String, Value)> = m.into_iter().collect();
-            crate::sort::sort_by(&mut e, |a, b| a.0.cmp(&b.0));
-            Value::Object(e.into_iter().map(|(k, v)| (k, sorted(v))).collect())
-        }
-        Value::Array(a) => Value::Array(a.into_iter().map(sorted).collect()),
-        v => v,
-    }
 }
 
 /// `mergepatch.ToYAMLOrError` approximated by JSON (the conflict message's bodies).
@@ -658,8 +646,8 @@ pub(crate) fn json_merge_three_way(
     if json_conflicts(&a, &d) {
         return Err(CreateError::Conflict(format!(
             "patch:\n{}\nconflicts with changes made from original to current:\n{}\n",
-            to_yaml(&sorted(a)),
-            to_yaml(&sorted(d))
+            to_yaml(&sorted(&a)),
+            to_yaml(&sorted(&d))
         )));
     }
     let mut patch = delete;
@@ -679,13 +667,13 @@ pub(crate) fn json_merge_three_way(
             )));
         }
     }
-    Ok(sorted(Value::Object(patch)))
+    Ok(sorted(&Value::Object(patch)))
 }
 
 /// evanphx `CreateMergePatch(original, modified)` of two objects (what `kubectl label`,
 /// `annotate` and `edit` of a custom resource send), keys sorted.
 pub(crate) fn json_merge_two_way(original: &Value, modified: &Value) -> Value {
-    sorted(Value::Object(json_diff(&obj(original), &obj(modified))))
+    sorted(&Value::Object(json_diff(&obj(original), &obj(modified))))
 }
 
 /// evanphx `matchesValue`: JSON equality with every number a float64.
@@ -785,26 +773,18 @@ fn merge_docs(doc: &mut Map<String, Value>, patch: Map<String, Value>) {
                 merge_docs(&mut cur, p);
                 Value::Object(cur)
             }
-            (Some(cur), v) if !cur.is_null() && !cur.is_object() => prune_nulls(v),
+            (Some(cur), v) if !cur.is_null() && !cur.is_object() => pruned(v),
             (Some(Value::Object(_)), v) => v,
-            (_, v) => prune_nulls(v),
+            (_, v) => pruned(v),
         };
         doc.insert(k, merged);
     }
 }
 
-/// evanphx `pruneNulls`: null members of objects removed, at any depth (null list items stay).
-fn prune_nulls(v: Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.into_iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k, prune_nulls(v)))
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.into_iter().map(prune_nulls).collect()),
-        v => v,
-    }
+/// `v` without its `null` members, at any depth.
+fn pruned(mut v: Value) -> Value {
+    crate::json::prune_nulls(&mut v);
+    v
 }
 
 // ---------------------------------------------------------------- conflicts

@@ -45,18 +45,6 @@ pub(super) fn modified(obj: &Value) -> String {
     crate::kubectl::print::go_json(&with_annotation(obj, Some(bare)))
 }
 
-/// Removes the nulls of maps, recursively (`pruneNullsFromMap`).
-fn prune_nulls(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            m.retain(|_, x| !x.is_null());
-            m.values_mut().for_each(prune_nulls);
-        }
-        Value::Array(a) => a.iter_mut().for_each(prune_nulls),
-        _ => {}
-    }
-}
-
 fn manager<'a>(cmd: &'a Command, default: &'a str) -> &'a str {
     cmd.field_manager.as_deref().unwrap_or(default)
 }
@@ -82,7 +70,7 @@ impl Machine {
             crate::kubectl::print::go_json(&with_annotation(&self.obj.0, None))
         );
         let mut body = with_annotation(&self.obj.0, Some(bare));
-        prune_nulls(&mut body);
+        crate::json::prune_nulls(&mut body);
         set_meta(&mut body, "resourceVersion", None);
         self.phase = Phase::ApplyCreate;
         Step::Send(req(

@@ -4,18 +4,7 @@
 
 use serde_json::{Map, Value};
 
-/// The value with every object's keys sorted (Go marshals maps in key order).
-pub(crate) fn sorted(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let mut e: Vec<(&String, &Value)> = m.iter().collect();
-            crate::sort::sort_by(&mut e, |a, b| a.0.cmp(b.0));
-            Value::Object(e.into_iter().map(|(k, v)| (k.clone(), sorted(v))).collect())
-        }
-        Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
-        v => v.clone(),
-    }
-}
+pub(crate) use crate::json::sorted;
 
 /// An error as the command ends with it.
 #[derive(Debug, Clone, PartialEq)]
