@@ -2,7 +2,7 @@
 //! no logic is left to the UI.
 
 use crate::engine::{fmt_duration, Action, ClientOutcome, Mark, StepRecord, Verb, World};
-use crate::lang::ast::{Scenario, StmtKind};
+use crate::lang::ast::{Client, Scenario, Stmt, StmtKind};
 use crate::run::Run;
 use crate::schedule::letter;
 use crate::store::{EventType, ObjectRef, Request, Response};
@@ -439,6 +439,19 @@ pub fn terminals(run: &Run, steps: usize) -> Vec<TerminalView> {
     out
 }
 
+/// Whether a client runs kubectl commands: some `kubectl` statement in its body, in a `retry`
+/// block too (the page shows a terminal for those clients only, from the start of the run).
+pub fn has_kubectl(client: &Client) -> bool {
+    fn any(body: &[Stmt]) -> bool {
+        body.iter().any(|s| match &s.kind {
+            StmtKind::Kubectl { .. } => true,
+            StmtKind::Retry { body, .. } => any(body),
+            _ => false,
+        })
+    }
+    any(&client.body)
+}
+
 /// A terminal as text, as a shell shows it: `$ COMMAND`, then what it printed, byte for byte
 /// (a command still running shows only its prompt line).
 pub fn terminal_text(entries: &[TerminalEntry]) -> String {
@@ -679,4 +692,30 @@ pub fn run_text(run: &Run) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_kubectl;
+    use crate::lang::parse;
+
+    #[test]
+    fn a_client_without_kubectl_statements_has_no_terminal() {
+        let src = "object configmap/c:\n    data.k = \"v\"\n\nclient a:\n    x = get configmap/c\n    retry on conflict:\n        y = get configmap/c\n        update y\n";
+        let s = parse(src).scenario.expect("parses");
+        assert!(!has_kubectl(&s.clients[0]));
+    }
+
+    #[cfg(feature = "kubectl")]
+    #[test]
+    fn kubectl_statements_are_found_in_retry_blocks_too() {
+        let src = "object configmap/c:\n    data.k = \"v\"\n\nclient a:\n    x = get configmap/c\n\nclient b:\n    retry on conflict:\n        kubectl get configmap c\n\nclient c:\n    kubectl get configmap c -o yaml\n";
+        let p = parse(src);
+        let s = p.scenario.unwrap_or_else(|| panic!("{:?}", p.diagnostics));
+        let found: Vec<bool> = s.clients.iter().map(has_kubectl).collect();
+        assert_eq!(found, [false, true, true]);
+        let lesson = crate::lessons::lesson("kubectl-stale-apply").expect("the lesson");
+        let s = lesson.parse().scenario.expect("parses");
+        assert!(s.clients.iter().all(has_kubectl));
+    }
 }

@@ -191,6 +191,19 @@ pub fn app() -> Html {
                     seed: app.seed,
                 }, &world)}
                 {narration(step, app.stopped_here())}
+                {{
+                    #[cfg(feature = "kubectl")]
+                    {
+                        match &app.shown {
+                            Some(s) => components::terminal::terminals(&s.run, app.cursor, step.map(|s| s.client_index)),
+                            None => Html::default(),
+                        }
+                    }
+                    #[cfg(not(feature = "kubectl"))]
+                    {
+                        Html::default()
+                    }
+                }}
                 {timeline}
                 if !embed { {explorer(&dispatch, &app.explore, app.explore_stale(), app.has_errors())} }
             </div>

@@ -1,8 +1,9 @@
 //! The inspector: the server's objects as YAML (resourceVersion highlighted), each client's
-//! variables with a stale badge, the step's HTTP exchange and the kubectl command.
+//! variables with a stale badge (and its files, in the kubectl build), the step's HTTP exchange
+//! and the kubectl command.
 
 use super::el;
-use rvlab_core::view::{StepView, WorldView};
+use rvlab_core::view::{ClientView, StepView, WorldView};
 use yew::prelude::*;
 
 /// The inspector: the world shown, and the HTTP exchange of the step shown (`None` before
@@ -61,6 +62,7 @@ pub fn inspector(world: &WorldView, step: Option<&StepView>) -> Html {
                     if let Some(n) = &c.next_statement { {el("div", "muted", format!("next: {n}"))} }
                     if c.vars.is_empty() { {el("div", "muted", "no variables yet")} }
                     {vars}
+                    {files(c)}
                 </div>
             }
         })
@@ -111,4 +113,26 @@ pub fn inspector(world: &WorldView, step: Option<&StepView>) -> Html {
             </div>
         </section>
     }
+}
+
+/// A client's files (kubectl's `-f F` reads them, `> F` writes them), each folded under its
+/// name; nothing in a build without kubectl, where a client has no files.
+#[cfg(feature = "kubectl")]
+fn files(c: &ClientView) -> Html {
+    c.files
+        .iter()
+        .map(|f| {
+            html! {
+                <details class="file" data-testid={format!("file-{}", f.name)}>
+                    <summary>{el("code", "", f.name.clone())}</summary>
+                    {el("pre", "", f.text.clone())}
+                </details>
+            }
+        })
+        .collect()
+}
+
+#[cfg(not(feature = "kubectl"))]
+fn files(_: &ClientView) -> Html {
+    Html::default()
 }

@@ -19,6 +19,8 @@ pub mod run_part;
 pub mod share;
 pub mod table;
 pub mod tabs;
+#[cfg(feature = "kubectl")]
+pub mod terminal;
 pub mod timeline;
 
 #[cfg(all(test, not(target_family = "wasm")))]

@@ -33,6 +33,8 @@ enum Panel {
     Exercises,
     Explorer,
     Picker,
+    #[cfg(feature = "kubectl")]
+    Terminals,
 }
 
 #[derive(Properties, PartialEq)]
@@ -82,6 +84,12 @@ fn Harness(props: &Props) -> Html {
             app.lesson,
             app.shown.as_ref().map(|s| &s.run.scenario),
             &app.catalogue,
+        ),
+        #[cfg(feature = "kubectl")]
+        Panel::Terminals => super::terminal::terminals(
+            &app.shown.as_ref().expect("a run").run,
+            app.cursor,
+            app.current_step().map(|s| s.client_index),
         ),
     }
 }
@@ -349,4 +357,169 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+/// The kubectl lesson whose story is the seed's, at `steps` steps.
+#[cfg(feature = "kubectl")]
+fn stale_apply(steps: usize) -> AppState {
+    AppState::default()
+        .apply(Action::LoadLesson("kubectl-stale-apply"))
+        .apply(Action::Jump(steps))
+}
+
+/// The text of `client`'s terminal in `html` as the reader sees it: the `<pre>`'s text without
+/// its notes (`span.note`) and tags, unescaped.
+#[cfg(feature = "kubectl")]
+fn terminal_pre(html: &str, client: &str) -> String {
+    let figure = html
+        .find(&format!(r#"data-testid="terminal-{client}""#))
+        .unwrap_or_else(|| panic!("no terminal for {client}: {html}"));
+    let rest = &html[figure..];
+    let start = rest
+        .find(r#"<pre data-testid="terminal-text">"#)
+        .expect("a pre");
+    let rest = &rest[start..];
+    let pre = &rest[..rest.find("</pre>").expect("the pre's end")];
+    let mut text = String::new();
+    let mut rest = pre;
+    while let Some(i) = rest.find('<') {
+        text.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let end = if rest.starts_with("<!--") {
+            rest.find("-->").expect("a comment's end") + 3
+        } else if rest.starts_with(r#"<span class="note">"#) {
+            rest.find("</span>").expect("a note's end") + 7
+        } else {
+            rest.find('>').expect("a tag's end") + 1
+        };
+        rest = &rest[end..];
+    }
+    text.push_str(rest);
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+#[cfg(feature = "kubectl")]
+#[test]
+fn each_kubectl_client_has_a_terminal_from_the_start() {
+    let s = stale_apply(0);
+    let html = render(&s, Panel::Terminals);
+    assert!(html.contains(r#"data-testid="terminals""#), "{html}");
+    assert!(html.contains(r#"aria-label="Terminals""#), "{html}");
+    for client in ["ops", "alice", "bob"] {
+        assert!(html.contains(&format!("{client}'s terminal")), "{html}");
+        assert_eq!(terminal_pre(&html, client), "", "{html}");
+    }
+    assert_eq!(count(&html, "no commands yet"), 3, "{html}");
+    assert!(!html.contains("$ kubectl"), "{html}");
+    // No step shown, no client is current.
+    assert!(!html.contains("aria-current"), "{html}");
+}
+
+#[cfg(feature = "kubectl")]
+#[test]
+fn the_terminals_show_what_kubectl_printed_byte_for_byte() {
+    let s = stale_apply(0);
+    let len = s.len();
+    assert!(len > 2, "{len}");
+    for cursor in [1, 2, len / 2, len - 1, len] {
+        let s = s.clone().apply(Action::Jump(cursor));
+        let html = render(&s, Panel::Terminals);
+        let shown = s.shown.as_ref().expect("a run");
+        for t in rvlab_core::view::terminals(&shown.run, cursor) {
+            assert_eq!(
+                terminal_pre(&html, &t.client),
+                rvlab_core::view::terminal_text(&t.entries),
+                "{} at {cursor}: {html}",
+                t.client
+            );
+            let running = t.entries.iter().filter(|e| e.exit.is_none()).count();
+            let figure = &html[html.find(&format!("terminal-{}", t.client)).unwrap()..];
+            let figure = &figure[..figure.find("</figure>").unwrap()];
+            assert_eq!(count(figure, "running…"), running, "{figure}");
+        }
+        // The client of the step shown is the current terminal, and only it.
+        let current = s.current_step().expect("a step").client.clone();
+        assert_eq!(count(&html, r#"aria-current="true""#), 1, "{html}");
+        let at = html
+            .find(&format!(r#"data-testid="terminal-{current}""#))
+            .unwrap();
+        let tag = &html[html[..at].rfind("<figure").unwrap()..];
+        let tag = &tag[..tag.find('>').unwrap()];
+        assert!(tag.contains(r#"aria-current="true""#), "{tag}");
+        assert!(tag.contains("terminal current"), "{tag}");
+    }
+    // At the end: Bob's apply was refused with the seed's conflict, on standard error, and kubectl
+    // exited 1.
+    let end = s.apply(Action::RunToEnd);
+    let html = render(&end, Panel::Terminals);
+    let bob = terminal_pre(&html, "bob");
+    assert!(
+        bob.contains(r#"error: Operation cannot be fulfilled on configmaps "my-config": the object has been modified; please apply your changes to the latest version and try again"#),
+        "{bob}"
+    );
+    assert!(
+        bob.contains("$ kubectl apply --server-side -f my-config.yaml\n"),
+        "{bob}"
+    );
+    assert!(
+        html.contains(r#"<span class="stderr">error: Operation cannot be fulfilled"#),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"<span class="note">exit 1</span>"#),
+        "{html}"
+    );
+    assert_eq!(count(&html, "exit "), 1, "{html}");
+    assert!(!html.contains("running…"), "{html}");
+    assert!(!html.contains("no commands yet"), "{html}");
+}
+
+#[cfg(feature = "kubectl")]
+#[test]
+fn client_side_apply_prints_the_conflict_from_the_server() {
+    // Lesson 16 with client-side apply for Bob: kubectl's `Error from server (Conflict)` form.
+    let lesson = rvlab_core::lessons::lesson("kubectl-stale-apply").expect("the lesson");
+    let source = lesson.source.replace(
+        "    kubectl apply --server-side -f my-config.yaml\n\nschedule",
+        "    kubectl apply -f my-config.yaml\n\nschedule",
+    );
+    assert_ne!(source, lesson.source);
+    let s = AppState::default()
+        .apply(Action::EditSource(source))
+        .apply(Action::Reparse)
+        .apply(Action::RunToEnd);
+    assert!(s.run_error.is_none(), "{:?}", s.run_error);
+    let html = render(&s, Panel::Terminals);
+    let shown = s.shown.as_ref().expect("a run");
+    let bob = &rvlab_core::view::terminals(&shown.run, s.cursor)[2];
+    let text = rvlab_core::view::terminal_text(&bob.entries);
+    assert!(text.contains("Error from server (Conflict)"), "{text}");
+    assert_eq!(terminal_pre(&html, "bob"), text, "{html}");
+}
+
+#[cfg(feature = "kubectl")]
+#[test]
+fn the_inspector_shows_a_clients_files() {
+    let end = stale_apply(0).apply(Action::RunToEnd);
+    let html = render(&end, Panel::Inspector);
+    assert_eq!(
+        count(&html, r#"data-testid="file-my-config.yaml""#),
+        3,
+        "{html}"
+    );
+    assert!(html.contains("from-bob"), "{html}");
+}
+
+#[test]
+fn a_scenario_without_kubectl_has_no_terminals() {
+    let s = AppState::default().apply(Action::RunToEnd);
+    #[cfg(feature = "kubectl")]
+    {
+        let html = render(&s, Panel::Terminals);
+        assert!(!html.contains("terminal"), "{html}");
+    }
+    let html = render(&s, Panel::Inspector);
+    assert!(!html.contains(r#"data-testid="file-"#), "{html}");
 }
