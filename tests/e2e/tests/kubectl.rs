@@ -105,11 +105,13 @@ fn the_seed_in_kubectl_plays_step_by_step_in_the_kubectl_build() {
         );
         let expectations = page.text("expectations")?;
         ensure!(!expectations.contains('✗'), "{expectations}");
+        page.script("document.querySelector('[data-testid=terminals]').scrollIntoView()")?;
         page.screenshot("kubectl-seed-end")?;
         // Back to the start: no command has run yet.
         page.click("reset")?;
         page.wait_until("the terminals are empty again", || {
-            Ok(terminal(page, "bob")?.is_empty().then_some(()))
+            let t = terminal(page, "bob")?;
+            Ok((!t.contains('$') && t.contains("no commands yet")).then_some(()))
         })?;
         // The explorer's worker runs the kubectl build's own module.
         page.click("explore-button")?;
