@@ -37,18 +37,23 @@ fn real_main() -> Result<()> {
         _ => bail!("usage: rvlab-browser-bench [--runs N]"),
     };
     let mut browser = Browser::start("bench")?;
-    let result = cold_loads(&browser, runs.max(1)).and_then(|loads| {
+    let result = cold_loads(&browser, runs.max(1), "").and_then(|loads| {
+        let kubectl = cold_loads(
+            &browser,
+            runs.max(1),
+            "/kubectl.html#v1&lesson=kubectl-stale-apply",
+        )?;
         let steps = step_timings(&browser, runs.max(1))?;
         let explorer = ["counter", "stale-update"]
             .into_iter()
             .map(|l| Ok((l, explore_timings(&browser, l, runs.max(1))?)))
             .collect::<Result<Vec<_>>>()?;
         let check = check_timings(&browser, runs.max(1))?;
-        Ok((loads, steps, explorer, check))
+        Ok((loads, kubectl, steps, explorer, check))
     });
     let _ = browser.session.quit();
     browser.driver.stop();
-    let (loads, steps, explorer, check) = result?;
+    let (loads, kubectl, steps, explorer, check) = result?;
     println!(
         "\nbrowser (headless Chromium, loopback server, median of {} runs):",
         loads.len()
@@ -58,6 +63,12 @@ fn real_main() -> Result<()> {
         median(&loads),
         loads.iter().cloned().fold(f64::INFINITY, f64::min),
         loads.iter().cloned().fold(0.0, f64::max)
+    );
+    println!(
+        "  cold load of the kubectl build (kubectl.html, a kubectl lesson)   median {:>7.1} ms   (min {:.1}, max {:.1})",
+        median(&kubectl),
+        kubectl.iter().cloned().fold(f64::INFINITY, f64::min),
+        kubectl.iter().cloned().fold(0.0, f64::max)
     );
     println!(
         "  on a {}-step run (in the browser, through the UI, incl. re-render; budget 16 ms):",
@@ -299,15 +310,16 @@ fn step_timings(browser: &Browser, runs: usize) -> Result<StepTimes> {
     })
 }
 
-/// Milliseconds from navigation start to the `rvlab-interactive` mark, per cold load.
-fn cold_loads(browser: &Browser, runs: usize) -> Result<Vec<f64>> {
+/// Milliseconds from navigation start to the `rvlab-interactive` mark, per cold load of the
+/// page's URL + `path` (empty: `index.html`).
+fn cold_loads(browser: &Browser, runs: usize, path: &str) -> Result<Vec<f64>> {
     let s = &browser.session;
     let mut out = Vec::new();
     for _ in 0..runs {
         s.goto("about:blank")?;
         s.clear_http_cache()?;
         browser.server.clear_log();
-        s.goto(&browser.url)?;
+        s.goto(&format!("{}{path}", browser.url))?;
         let mark = poll(
             s,
             "const m = performance.getEntriesByName('rvlab-interactive'); \
