@@ -22,6 +22,7 @@
 //! run. [`EXERCISES`] is the built-in course, with a reference solution for each.
 
 mod grade;
+pub mod submission;
 
 pub use grade::{grade, grade_token, grade_with_bounds, Verdict, GRADING_BOUNDS};
 
