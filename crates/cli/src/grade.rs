@@ -3,32 +3,101 @@
 use crate::args::Args;
 use crate::input;
 use crate::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
-use rvlab_core::exercises::{self, Exercise};
+use rvlab_core::exercises::submission::{cut, Submission, Work, TEXT_HEADER};
+use rvlab_core::exercises::{self, Exercise, Goal, Verdict};
 use rvlab_core::lang::render_all;
+use rvlab_core::share::MAX_LINK_BYTES;
 
-const HELP: &str = "Usage: rvlab grade EXERCISE SUBMISSION... [--verbose]
+const HELP: &str = "Usage: rvlab grade EXERCISE SUBMISSION... [--verbose] [--report FILE]
 
 Grades each submission against the exercise's goal and prints one line per submission:
-  PASS FILE
-  FAIL FILE: REASON
+  PASS NAME
+  FAIL NAME: REASON
 
 EXERCISE is a built-in exercise id (see `rvlab exercises`) or an exercise file.
-A SUBMISSION is a file (`-` for standard input) holding the edited scenario, or, for a
-break-it exercise, just the schedule token (e.g. `ba3b2`).
+A SUBMISSION is a file (`-` for standard input) holding one of:
+  - a student's hand-in as the page's \"Copy my work\" gives it: the text form (starting
+    with `rvlab submission 1`) or a link (`…#v1&z=…&ex=ID`);
+  - the edited scenario;
+  - for a break-it exercise, just the schedule token (e.g. `ba3b2`).
+A SUBMISSION that is itself a link (it contains `#v1`) or a hand-in's text (it starts with
+`rvlab submission 1`) is read as it is, not as a file; it is named `link N` or `hand-in N`
+(N: its place among the submissions). A hand-in for another exercise fails, naming it.
 
-Break it: the submission's schedule is run; it passes when the goal's expectation fails.
-Fix it: every schedule of the submission is explored; it passes when the exploration is
-complete and no schedule violates an expectation. Either way, a submission that changes a
-locked client, the setup objects or the expectations fails.
+Break it: the hand-in's schedule (or the scenario's `schedule` line) is run; it passes when
+the goal's expectation fails. Fix it: every schedule of the edited scenario is explored; it
+passes when the exploration is complete and no schedule violates an expectation. Either way,
+a submission that changes a locked client, the setup objects or the expectations fails.
+A long submission is never echoed whole: a reason's long words are cut (with `…`).
 
 Options:
-  --verbose   print every reason and a share link (#v1&z=...&t=TOKEN) that opens the run
+  --verbose       print every reason and a share link (#v1&z=...&t=TOKEN) that opens the run
+  --report FILE   also write one row per submission to FILE: `.csv` (header
+                  name,result,reason,link) or `.json` (an array of objects with the keys
+                  name, result, reason, link); result is PASS or FAIL, reason the first one
 
-Exit codes: 0 every submission passes, 1 one fails (or the exercise has errors), 2 usage error.";
+Exit codes: 0 every submission passes, 1 one fails (or the exercise has errors, or the
+report cannot be written), 2 usage error.";
+
+/// The longest word of a reason printed (or written to a report), in characters: a long
+/// schedule or value out of a submission is cut there, with `…`.
+const MAX_WORD_CHARS: usize = 80;
+/// The longest reason printed (or written to a report), in characters.
+const MAX_REASON_CHARS: usize = 400;
+
+/// `reason` with every overlong word cut (a long submission is never echoed whole).
+fn shorten(reason: &str) -> String {
+    let words: Vec<String> = reason.split(' ').map(|w| cut(w, MAX_WORD_CHARS)).collect();
+    cut(&words.join(" "), MAX_REASON_CHARS)
+}
+
+/// The report formats, by file extension.
+#[derive(Clone, Copy)]
+enum Format {
+    Csv,
+    Json,
+}
+
+/// One graded submission.
+struct Row {
+    name: String,
+    pass: bool,
+    reasons: Vec<String>,
+    link: Option<String>,
+}
+
+impl Row {
+    fn fail(name: String, reason: String) -> Row {
+        Row {
+            name,
+            pass: false,
+            reasons: vec![reason],
+            link: None,
+        }
+    }
+
+    fn from_verdict(name: String, v: Verdict) -> Row {
+        Row {
+            name,
+            pass: v.pass,
+            reasons: v.reasons.iter().map(|r| shorten(r)).collect(),
+            // A link longer than a link may be would not open: leave it out.
+            link: v.link.filter(|l| l.len() <= MAX_LINK_BYTES + 1),
+        }
+    }
+
+    fn result(&self) -> &'static str {
+        if self.pass {
+            "PASS"
+        } else {
+            "FAIL"
+        }
+    }
+}
 
 /// Runs the subcommand.
 pub fn main(argv: &[String]) -> u8 {
-    let args = match Args::parse(argv, &[], &["--verbose"]) {
+    let args = match Args::parse(argv, &["--report"], &["--verbose"]) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("error: {e}\n\n{HELP}");
@@ -52,6 +121,18 @@ pub fn main(argv: &[String]) -> u8 {
         eprintln!("error: standard input (`-`) can be given once\n\n{HELP}");
         return EXIT_USAGE;
     }
+    let report = match args.value("--report") {
+        None => None,
+        Some(path) => match report_format(path) {
+            Some(f) => Some((path, f)),
+            None => {
+                eprintln!(
+                    "error: --report {path}: the report is written as CSV (a FILE ending in .csv) or JSON (.json)\n\n{HELP}"
+                );
+                return EXIT_USAGE;
+            }
+        },
+    };
     let ex = match load_exercise(exercise) {
         Ok(ex) => ex,
         Err((code, message)) => {
@@ -59,39 +140,141 @@ pub fn main(argv: &[String]) -> u8 {
             return code;
         }
     };
-    let mut all_pass = true;
-    for file in submissions {
-        let verdict = match input::load(file) {
-            Ok(text) => exercises::grade(&ex, &text),
-            Err(e) => {
-                all_pass = false;
-                println!("FAIL {file}: {e}");
-                continue;
-            }
-        };
-        all_pass &= verdict.pass;
-        let status = if verdict.pass { "PASS" } else { "FAIL" };
-        if verbose {
-            println!("{status} {file}");
-            for r in &verdict.reasons {
-                println!("  {r}");
-            }
-            if let Some(link) = &verdict.link {
-                println!("  open: {link}");
-            }
-        } else if verdict.pass {
-            println!("PASS {file}");
-        } else {
-            println!("FAIL {file}: {}", verdict.reasons.join("; "));
-        }
+    let mut rows = Vec::new();
+    for (i, arg) in submissions.iter().enumerate() {
+        let row = grade_one(&ex, arg, i + 1);
+        print_row(&row, verbose);
+        rows.push(row);
     }
-    if all_pass {
+    let mut code = if rows.iter().all(|r| r.pass) {
         EXIT_OK
     } else {
         EXIT_FAILED
+    };
+    if let Some((path, format)) = report {
+        let text = match format {
+            Format::Csv => to_csv(&rows),
+            Format::Json => to_json(&rows),
+        };
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("error: cannot write the report {path}: {e}");
+            code = EXIT_FAILED;
+        }
+    }
+    code
+}
+
+fn report_format(path: &str) -> Option<Format> {
+    let ext = std::path::Path::new(path).extension()?.to_str()?;
+    match ext.to_ascii_lowercase().as_str() {
+        "csv" => Some(Format::Csv),
+        "json" => Some(Format::Json),
+        _ => None,
     }
 }
 
+/// Whether a SUBMISSION argument is a hand-in itself rather than a file's path.
+fn inline_kind(arg: &str) -> Option<&'static str> {
+    if arg.starts_with(TEXT_HEADER) {
+        Some("hand-in")
+    } else if arg.contains("#v1") {
+        Some("link")
+    } else {
+        None
+    }
+}
+
+/// Reads and grades the `index`-th SUBMISSION argument.
+fn grade_one(ex: &Exercise, arg: &str, index: usize) -> Row {
+    let (name, content) = match inline_kind(arg) {
+        Some(kind) => (format!("{kind} {index}"), arg.to_string()),
+        None => match input::load(arg) {
+            Ok(text) => (arg.to_string(), text),
+            Err(e) => return Row::fail(arg.to_string(), e),
+        },
+    };
+    let hand_in = match Submission::read(&content) {
+        Ok(Some(h)) => h,
+        Ok(None) => return Row::from_verdict(name, exercises::grade(ex, &content)),
+        Err(e) => return Row::fail(name, format!("the hand-in cannot be read: {e}")),
+    };
+    if hand_in.exercise != ex.id {
+        return Row::fail(
+            name,
+            format!(
+                "this hand-in is for exercise `{}`, not `{}`",
+                hand_in.exercise, ex.id
+            ),
+        );
+    }
+    let verdict = match (&ex.goal, &hand_in.work) {
+        // Break it: the order the student chose is what counts (as on the page).
+        (_, Work::Token(token)) => exercises::grade_token(ex, token),
+        (Goal::Break { .. }, Work::Text { token, .. }) if !token.is_empty() => {
+            exercises::grade_token(ex, token)
+        }
+        // Fix it (or a break-it scenario with its `schedule` line): the text.
+        (_, Work::Text { text, .. }) => exercises::grade(ex, text),
+    };
+    Row::from_verdict(name, verdict)
+}
+
+fn print_row(row: &Row, verbose: bool) {
+    let name = &row.name;
+    if verbose {
+        println!("{} {name}", row.result());
+        for r in &row.reasons {
+            println!("  {r}");
+        }
+        if let Some(link) = &row.link {
+            println!("  open: {link}");
+        }
+    } else if row.pass {
+        println!("PASS {name}");
+    } else {
+        println!("FAIL {name}: {}", row.reasons.join("; "));
+    }
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn to_csv(rows: &[Row]) -> String {
+    let mut out = String::from("name,result,reason,link\n");
+    for r in rows {
+        let fields = [
+            csv_field(&r.name),
+            r.result().to_string(),
+            csv_field(r.reasons.first().map_or("", String::as_str)),
+            csv_field(r.link.as_deref().unwrap_or("")),
+        ];
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+fn to_json(rows: &[Row]) -> String {
+    let rows: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "name": r.name,
+                "result": r.result(),
+                "reason": r.reasons.first().map_or("", String::as_str),
+                "link": r.link.as_deref().unwrap_or(""),
+            })
+        })
+        .collect();
+    let mut out = serde_json::to_string_pretty(&rows).unwrap_or_else(|_| "[]".into());
+    out.push('\n');
+    out
+}
 /// The exercise named by `name`: a file if one exists there, else a built-in id.
 fn load_exercise(name: &str) -> Result<Exercise, (u8, String)> {
     let from_file = std::path::Path::new(name).is_file() || name == "-";

@@ -6,6 +6,8 @@ mod support;
 mod run;
 // exercises and grade, as a teacher uses them.
 mod exercises;
+// grade on a class (hand-ins, --report) and `exercise link`.
+mod class;
 // explore: counts, exit codes, replay of counterexamples with `run`.
 mod explore;
 // serve: the first lines, the kubeconfig, SIGTERM, bad arguments.
