@@ -16,8 +16,9 @@ Grades each submission against the exercise's goal and prints one line per submi
 
 EXERCISE is a built-in exercise id (see `rvlab exercises`) or an exercise file.
 A SUBMISSION is a file (`-` for standard input) holding one of:
-  - a student's hand-in as the page's \"Copy my work\" gives it: the text form (starting
-    with `rvlab submission 1`) or a link (`…#v1&z=…&ex=ID`);
+  - a student's hand-in: the text form (starting with `rvlab submission 1`, then
+    `exercise: ID` and `schedule: TOKEN` or `scenario:` and the text) or a link
+    (`…#v1&z=…&ex=ID`, a share link of the work naming the exercise);
   - the edited scenario;
   - for a break-it exercise, just the schedule token (e.g. `ba3b2`).
 A SUBMISSION that is itself a link (it contains `#v1`) or a hand-in's text (it starts with

@@ -6,7 +6,6 @@
 
 mod args;
 mod check;
-mod exercise;
 mod exercises;
 mod explore;
 mod grade;
@@ -34,8 +33,6 @@ Commands:
   explore FILE   run every order of the clients' requests and check the expectations in each
   lessons        list the built-in lessons, or export them (--export DIR)
   exercises      list the built-in exercises, or export them with solutions (--export DIR)
-  exercise link FILE
-                 print the share link that opens your exercise FILE in the page
   grade EX SUB.. grade submissions against an exercise (PASS / FAIL per submission,
                  hand-ins as text or links, --report class.csv / class.json)
   serve [FILE]   serve the Kubernetes API on the model store, for kubectl and client libraries
@@ -65,7 +62,6 @@ fn main() -> ExitCode {
         Some("check") => check::main(&argv[1..]),
         Some("run") => run::main(&argv[1..]),
         Some("lessons") => lessons::main(&argv[1..]),
-        Some("exercise") => exercise::main(&argv[1..]),
         Some("exercises") => exercises::main(&argv[1..]),
         Some("grade") => grade::main(&argv[1..]),
         Some("explore") => explore::main(&argv[1..]),

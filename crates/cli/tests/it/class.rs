@@ -1,9 +1,7 @@
-//! `rvlab grade` on a whole class: hand-ins as files, text and links, `--report`, and
-//! `rvlab exercise link`.
+//! `rvlab grade` on a whole class: hand-ins as files, text and links, `--report`.
 
 use super::support::*;
 use rvlab_core::exercises::submission::{Submission, Work};
-use rvlab_core::share::{ShareState, Source};
 
 const EXERCISE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -284,78 +282,4 @@ fn report_usage_errors_exit_2() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stdout(&o), format!("PASS {SOLUTION}\n"));
     assert!(stderr(&o).contains("cannot write the report"));
-}
-
-#[test]
-fn exercise_link_opens_the_file_text_exactly() {
-    let o = rvlab(&["exercise", "link", EXERCISE]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let out = stdout(&o);
-    let link = out.strip_suffix('\n').expect("one line");
-    let fragment = link
-        .strip_prefix("http://127.0.0.1:8080/#")
-        .expect("default base");
-    let state = ShareState::decode(fragment).expect("decodes");
-    let text = std::fs::read_to_string(EXERCISE).expect("exercise");
-    assert_eq!(state.source, Source::Text(text));
-    assert_eq!(
-        (state.token.as_str(), state.position, state.seed),
-        ("", 0, 0)
-    );
-
-    let o = rvlab(&[
-        "exercise",
-        "link",
-        EXERCISE,
-        "--base",
-        "https://school.example/rvlab/",
-    ]);
-    assert_eq!(o.status.code(), Some(0));
-    assert_eq!(
-        stdout(&o),
-        format!("https://school.example/rvlab/#{fragment}\n")
-    );
-}
-
-#[test]
-fn exercise_link_refuses_what_is_not_an_exercise() {
-    let dir = temp_dir("ex-link");
-    let plain = dir.join("plain.rvl");
-    std::fs::write(&plain, "client a:\n    o = get configmap/c\n").expect("write");
-    let p = plain.to_str().expect("path");
-    let o = rvlab(&["exercise", "link", p]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o).is_empty());
-    assert!(stderr(&o).contains(p), "{}", stderr(&o));
-    // Too long for a URL: text that does not compress.
-    let big = dir.join("big.rvl");
-    let ex = std::fs::read_to_string(EXERCISE).expect("exercise");
-    let mut x: u64 = 1;
-    let noise: String = (0..40_000)
-        .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            char::from(b'a' + (x >> 59) as u8)
-        })
-        .collect();
-    std::fs::write(&big, format!("{ex}\n# {noise}\n")).expect("write");
-    let o = rvlab(&["exercise", "link", big.to_str().expect("path")]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains("too long for a URL"), "{}", stderr(&o));
-    assert!(stderr(&o).contains("rvlab course build"), "{}", stderr(&o));
-    for args in [
-        vec!["exercise"],
-        vec!["exercise", "link"],
-        vec!["exercise", "link", "a", "b"],
-        vec!["exercise", "nope", "a"],
-        vec!["exercise", "link", EXERCISE, "--bogus"],
-        vec!["exercise", "link", EXERCISE, "--base", "http://x/#y"],
-    ] {
-        let o = rvlab(&args);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
-        assert!(stderr(&o).starts_with("error: "), "{args:?}");
-    }
-    assert_eq!(rvlab(&["exercise", "--help"]).status.code(), Some(0));
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,7 +6,7 @@ mod support;
 mod run;
 // exercises and grade, as a teacher uses them.
 mod exercises;
-// grade on a class (hand-ins, --report) and `exercise link`.
+// grade on a class (hand-ins, --report).
 mod class;
 // explore: counts, exit codes, replay of counterexamples with `run`.
 mod explore;
