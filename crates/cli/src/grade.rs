@@ -237,11 +237,19 @@ fn print_row(row: &Row, verbose: bool) {
     }
 }
 
+/// One CSV cell. A cell a spreadsheet would run as a formula (it starts with `=`, `+`, `-`,
+/// `@`, a tab or a carriage return: a student can name a file `=HYPERLINK(…).rvl`) gets a
+/// leading `'`, as OWASP's CSV injection advice says, so the sheet shows it as text.
 fn csv_field(s: &str) -> String {
+    let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}")
+    } else {
+        s.to_string()
+    };
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s
     }
 }
 
@@ -302,4 +310,21 @@ fn load_exercise(name: &str) -> Result<Exercise, (u8, String)> {
             ),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csv_field;
+
+    #[test]
+    fn csv_cells_are_quoted_and_never_formulas() {
+        assert_eq!(csv_field("plain.rvl"), "plain.rvl");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+        for c in ["+1", "-1", "@SUM(A1)", "\tx"] {
+            assert_eq!(csv_field(c), format!("'{c}"));
+        }
+        assert_eq!(csv_field("\rx"), "\"'\rx\"");
+    }
 }
