@@ -157,6 +157,27 @@ impl<'a> Page<'a> {
         self.session.send_keys(&el, text)
     }
 
+    /// Sets the editor's text as one input event (typing a long text key by key is slow).
+    pub fn set_editor(&self, text: &str) -> Result<()> {
+        self.find("editor")?;
+        self.session.execute(
+            "const t = document.querySelector('[data-testid=editor]'); t.value = arguments[0]; \
+             t.dispatchEvent(new Event('input', { bubbles: true }));",
+            vec![text.into()],
+        )?;
+        Ok(())
+    }
+
+    /// Selects lesson `id` in the picker (a `change` event, as a reader's pick).
+    pub fn pick_lesson(&self, id: &str) -> Result<()> {
+        self.find("lesson-picker")?;
+        self.script(&format!(
+            "const s = document.querySelector('[data-testid=lesson-picker]'); \
+             s.value = '{id}'; s.dispatchEvent(new Event('change', {{ bubbles: true }}));"
+        ))?;
+        Ok(())
+    }
+
     /// Presses keys on whatever has focus.
     pub fn press(&self, keys: &[&str]) -> Result<()> {
         self.session.press(keys)

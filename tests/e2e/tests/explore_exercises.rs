@@ -8,27 +8,6 @@ use rvlab_e2e::page::{journey, testid, Page};
 const RETRY_REREAD_SOLUTION: &str =
     include_str!("../../../crates/core/exercises/02-retry-reread.solution.rvl");
 
-/// Selects a lesson in the picker.
-fn pick_lesson(page: &Page, id: &str) -> Result<()> {
-    page.find("lesson-picker")?;
-    page.script(&format!(
-        "const s = document.querySelector('[data-testid=lesson-picker]'); \
-         s.value = '{id}'; s.dispatchEvent(new Event('change', {{ bubbles: true }}));"
-    ))?;
-    Ok(())
-}
-
-/// Sets the editor's text as one input event (typing a long text key by key is slow).
-fn set_editor(page: &Page, text: &str) -> Result<()> {
-    page.find("editor")?;
-    page.session.execute(
-        "const t = document.querySelector('[data-testid=editor]'); t.value = arguments[0]; \
-         t.dispatchEvent(new Event('input', { bubbles: true }));",
-        vec![text.into()],
-    )?;
-    Ok(())
-}
-
 /// Clicks the exercise of the course list with this id.
 fn open_exercise(page: &Page, id: &str) -> Result<()> {
     page.click("exercises-tab")?;
@@ -123,13 +102,13 @@ fn the_explorer_counts_violations_and_loads_a_counterexample() {
 fn the_explorer_explores_the_counter_lesson_and_cancels_a_big_one() {
     journey("explorer-cancel", |page| {
         page.open()?;
-        pick_lesson(page, "counter")?;
+        page.pick_lesson("counter")?;
         page.wait_text_contains("position", "of 17")?;
         page.click("explore-button")?;
         page.wait_text_contains("explore-results", "Complete: explored 498 schedules")?;
         page.wait_count("explore-outcome", 3)?;
         // A counter with six clients has trillions of schedules: cancel it while it runs.
-        set_editor(page, &big_counter(6))?;
+        page.set_editor(&big_counter(6))?;
         page.wait_text_contains("diagnostics", "No problems")?;
         page.wait_until("the explore button is enabled", || {
             let b = page.find("explore-button")?;
@@ -231,7 +210,7 @@ fn a_fix_it_exercise_fails_a_wrong_fix_and_passes_the_solution() {
             "    c = get configmap/counter\n    c.data.count = c.data.count + 10\n    retry on conflict:\n        update c\n",
         );
         ensure!(wrong != start, "the exercise text changed shape: {start}");
-        set_editor(page, &wrong)?;
+        page.set_editor(&wrong)?;
         page.click("exercise-check")?;
         let verdict = page.wait_text_contains("exercise-verdict", "Not yet")?;
         ensure!(
@@ -261,11 +240,11 @@ fn a_fix_it_exercise_fails_a_wrong_fix_and_passes_the_solution() {
             Ok((page.value("editor")? != before).then_some(()))
         })?;
         // A change to a locked client is refused with the reason.
-        set_editor(page, &start.replace("+ 1\n", "+ 2\n"))?;
+        page.set_editor(&start.replace("+ 1\n", "+ 2\n"))?;
         page.click("exercise-check")?;
         page.wait_text_contains("exercise-verdict", "client `alice` is locked")?;
         // The reference solution passes.
-        set_editor(page, RETRY_REREAD_SOLUTION)?;
+        page.set_editor(RETRY_REREAD_SOLUTION)?;
         page.click("exercise-check")?;
         let verdict = page.wait_text_contains("exercise-verdict", "Passed")?;
         ensure!(verdict.contains("every expectation holds"), "{verdict}");

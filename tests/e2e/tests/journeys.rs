@@ -269,11 +269,7 @@ fn the_keyboard_drives_the_run() {
 fn another_lesson_loads_from_the_picker() {
     journey("lessons", |page| {
         page.open()?;
-        page.find("lesson-picker")?;
-        page.script(
-            "const s = document.querySelector('[data-testid=lesson-picker]'); \
-             s.value = 'counter'; s.dispatchEvent(new Event('change', { bubbles: true }));",
-        )?;
+        page.pick_lesson("counter")?;
         page.wait_text_contains("narration", "Nothing has happened yet")?;
         let source = page.wait_until("the counter lesson is in the editor", || {
             let v = page.value("editor")?;

@@ -10,27 +10,6 @@ use rvlab_e2e::page::{journey, testid, Page};
 /// binary against `rvlab serve`: tests/clients/kubectl-corpus, the differential test).
 const SEED_LINE: &str = "error: Operation cannot be fulfilled on configmaps \"my-config\": the object has been modified; please apply your changes to the latest version and try again";
 
-/// Selects a lesson in the picker (a `change` event, as a reader's pick).
-fn pick_lesson(page: &Page, id: &str) -> Result<()> {
-    page.find("lesson-picker")?;
-    page.script(&format!(
-        "const s = document.querySelector('[data-testid=lesson-picker]'); \
-         s.value = '{id}'; s.dispatchEvent(new Event('change', {{ bubbles: true }}));"
-    ))?;
-    Ok(())
-}
-
-/// Sets the editor's text as one input event.
-fn set_editor(page: &Page, text: &str) -> Result<()> {
-    page.find("editor")?;
-    page.session.execute(
-        "const t = document.querySelector('[data-testid=editor]'); t.value = arguments[0]; \
-         t.dispatchEvent(new Event('input', { bubbles: true }));",
-        vec![text.into()],
-    )?;
-    Ok(())
-}
-
 /// Waits until the page shown is the kubectl build, and returns its URL.
 fn wait_kubectl_page(page: &Page) -> Result<String> {
     let url = page.wait_until("the kubectl build is open", || {
@@ -75,7 +54,7 @@ fn the_seed_in_kubectl_plays_step_by_step_in_the_kubectl_build() {
             "lesson-picker",
             "The seed in kubectl: a stale file is refused",
         )?;
-        pick_lesson(page, "kubectl-stale-apply")?;
+        page.pick_lesson("kubectl-stale-apply")?;
         let url = wait_kubectl_page(page)?;
         ensure!(url.contains("lesson=kubectl-stale-apply"), "{url}");
         page.wait_text_contains("scenario-title", "The seed in kubectl")?;
@@ -138,7 +117,7 @@ fn a_kubectl_link_to_the_first_build_opens_in_the_kubectl_build() {
         page.wait_text_contains("scenario-title", "kubectl edit and replace")?;
         ensure!(page.count("share-notice")? == 0, "a notice showed");
         // The kubectl build plays the other lessons too.
-        pick_lesson(page, "stale-update")?;
+        page.pick_lesson("stale-update")?;
         page.wait_text_contains("position", "step 0 of 6")?;
         ensure!(
             page.session.current_url()?.contains("/kubectl.html"),
@@ -153,7 +132,7 @@ fn a_typed_kubectl_line_opens_with_its_text_in_the_kubectl_build() {
     journey("kubectl-typed", |page| {
         page.open()?;
         let text = "client a:\n    kubectl create configmap my-config --from-literal=key=v\n    kubectl get configmap my-config -o name\n";
-        set_editor(page, text)?;
+        page.set_editor(text)?;
         page.wait_text_contains(
             "diagnostics",
             "this build of rvlab does not run kubectl statements",
