@@ -140,6 +140,21 @@ pub fn restore_from_fragment(fragment: &str) -> Option<Result<Restore, String>> 
     )
 }
 
+/// What a link's state opens as: a text with an `exercise` header (a teacher's exercise,
+/// `rvlab exercise link FILE`) as that exercise, goal-checked, from its start; anything else
+/// restored as it was shared.
+pub fn restore_action(r: Restore) -> Action {
+    let is_exercise = r.lesson.is_none()
+        && rvlab_core::lang::parse(&r.source)
+            .scenario
+            .is_some_and(|s| !s.exercise.is_empty());
+    if is_exercise {
+        Action::Exercise(ExerciseAction::LoadText(r.source))
+    } else {
+        Action::Restore(r)
+    }
+}
+
 /// The saved-work record for the state (JSON, versioned).
 pub fn stored_record(app: &AppState) -> String {
     rvlab_core::json::object(vec![
@@ -228,7 +243,7 @@ pub fn initial_state(fragment: &str, stored: Result<Option<String>, String>) -> 
     let notice = |text: String| fresh.clone().apply(Action::Notice(Some(text)));
     if let Some(link) = restore_from_fragment(fragment) {
         return match link {
-            Ok(r) => fresh.clone().apply(Action::Restore(r)),
+            Ok(r) => fresh.clone().apply(restore_action(r)),
             Err(text) => notice(text),
         };
     }
@@ -552,7 +567,10 @@ mod tests {
     fn an_exercise_link_opens_the_exercise() {
         let s = initial_state("#exercise=counter", Ok(None));
         assert!(s.exercises.open);
-        assert_eq!(s.exercises.current.as_ref().map(|c| c.id), Some("counter"));
+        assert_eq!(
+            s.exercises.current.as_ref().map(|c| &*c.id),
+            Some("counter")
+        );
         assert_eq!(s.notice, None);
         let s = initial_state("exercise=nope", Ok(None));
         assert!(!s.exercises.open);
@@ -634,5 +652,142 @@ mod tests {
             kubectl_link(&AppState::default(), || "http://h/".into()),
             None
         );
+    }
+
+    /// A teacher's own exercise (the built-in `retry-reread` under another id).
+    fn teachers_exercise() -> String {
+        rvlab_core::exercises::builtin("retry-reread")
+            .unwrap()
+            .source
+            .replace("exercise \"retry-reread\"", "exercise \"my-retry\"")
+    }
+
+    fn text_link(text: &str) -> String {
+        ShareState {
+            source: Source::Text(text.into()),
+            token: String::new(),
+            position: 0,
+            seed: 0,
+            view: String::new(),
+        }
+        .encode()
+    }
+
+    #[test]
+    fn a_teachers_exercise_opens_from_its_link_and_is_checked_like_the_course() {
+        let s = initial_state(&text_link(&teachers_exercise()), Ok(None));
+        assert_eq!(s.notice, None);
+        assert!(s.exercises.open);
+        let session = s.exercises.current.clone().expect("the exercise is open");
+        assert_eq!(&*session.id, "my-retry");
+        assert!(!session.builtin);
+        assert_eq!(session.exercise.hints.len(), 2);
+        // The editor shows the scenario without the header; hints come one at a time.
+        assert!(!s.source.contains("hint \""), "{}", s.source);
+        let s = s.apply(Action::Exercise(ExerciseAction::Hint));
+        assert_eq!(s.exercises.current.as_ref().unwrap().hints_shown, 1);
+        // As it starts, Check fails with the course's reasons.
+        let failed = s.clone().apply(Action::Exercise(ExerciseAction::Check));
+        let v = failed
+            .exercises
+            .current
+            .as_ref()
+            .unwrap()
+            .verdict
+            .clone()
+            .unwrap();
+        assert!(!v.pass && !v.reasons.is_empty());
+        // The course's reference solution (its editable client's text) passes.
+        let solution = rvlab_core::exercises::builtin("retry-reread")
+            .unwrap()
+            .solution();
+        let solved_text = {
+            let parsed = rvlab_core::lang::parse(solution).scenario.unwrap();
+            crate::state::exercises::without_exercise_lines(solution, &parsed)
+        };
+        let passed = s
+            .apply(Action::EditSource(solved_text))
+            .apply(Action::Reparse)
+            .apply(Action::Exercise(ExerciseAction::Check));
+        let v = passed
+            .exercises
+            .current
+            .as_ref()
+            .unwrap()
+            .verdict
+            .clone()
+            .unwrap();
+        assert!(v.pass, "{:?}", v.reasons);
+        // Not counted in the built-in course's progress.
+        assert!(passed.exercises.solved.is_empty());
+        // Copy my work: the text form and a link, both naming the exercise.
+        let handed = passed.apply(Action::Exercise(ExerciseAction::HandIn));
+        let h = handed
+            .exercises
+            .current
+            .as_ref()
+            .unwrap()
+            .hand_in
+            .clone()
+            .unwrap();
+        assert!(
+            h.0.starts_with("rvlab submission 1\nexercise: my-retry\nscenario:\n"),
+            "{}",
+            h.0
+        );
+        let fragment = h.1.clone().unwrap();
+        assert!(fragment.ends_with("&ex=my-retry"), "{fragment}");
+        use rvlab_core::exercises::submission::{Submission, Work};
+        let back = Submission::read(&format!("#{fragment}")).unwrap().unwrap();
+        assert_eq!(
+            back.work,
+            Work::Text {
+                text: handed.source.clone(),
+                token: String::new()
+            }
+        );
+        assert_eq!(Submission::read(&h.0).unwrap().unwrap(), back);
+        // Start over: the exercise's own text again, no hint, no verdict, no hand-in.
+        let again = handed.apply(Action::Exercise(ExerciseAction::Restart));
+        let c = again.exercises.current.as_ref().unwrap();
+        assert_eq!(
+            (c.hints_shown, c.verdict.is_none(), c.hand_in.is_none()),
+            (0, true, true)
+        );
+        assert_eq!(again.source, c.exercise.text);
+    }
+
+    #[test]
+    fn a_break_it_hand_in_is_the_schedule_and_a_broken_exercise_is_a_scenario_with_a_notice() {
+        let text = rvlab_core::exercises::builtin("first-conflict")
+            .unwrap()
+            .source
+            .replace("\"first-conflict\"", "\"my-break\"");
+        let s = initial_state(&text_link(&text), Ok(None))
+            .apply(Action::Next(1))
+            .apply(Action::Exercise(ExerciseAction::HandIn));
+        let h = s
+            .exercises
+            .current
+            .as_ref()
+            .unwrap()
+            .hand_in
+            .clone()
+            .unwrap();
+        let token = s.shown.as_ref().unwrap().run.token();
+        assert_eq!(
+            h.0,
+            format!("rvlab submission 1\nexercise: my-break\nschedule: {token}\n")
+        );
+        // An exercise header with a mistake: the text is shown, the notice says why.
+        let broken = text.replace("goal break \"bob succeeds\"\n", "");
+        let s = initial_state(&text_link(&broken), Ok(None));
+        assert!(s.exercises.current.is_none());
+        let notice = s.notice.clone().expect("a notice");
+        assert_eq!(
+            notice,
+            "This link's exercise has errors (line 1: exercise `my-break` has no goal): it is shown as a plain scenario."
+        );
+        assert_eq!(s.source, broken);
     }
 }

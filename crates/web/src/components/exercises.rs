@@ -37,7 +37,7 @@ pub fn exercises(
         .enumerate()
         .map(|(i, b)| {
             let solved = state.is_solved(b.id);
-            let here = current.map(|c| c.id) == Some(b.id);
+            let here = current.map(|c| &*c.id) == Some(b.id);
             let title = catalogue.exercise_label(i).to_string();
             html! {
                 <li>
@@ -110,9 +110,9 @@ pub fn exercises(
                 }
             });
             html! {
-                <div class="exercise" data-testid="exercise" data-id={s.id}>
+                <div class="exercise" data-testid="exercise" data-id={s.id.to_string()}>
                     <h3>{ex.title.clone()}{" "}{el("span", "kind", kind_label(&ex.goal))}
-                        if state.is_solved(s.id) { {" "}{el("span", "badge fresh", "✓ solved")} }</h3>
+                        if s.builtin && state.is_solved(&s.id) { {" "}{el("span", "badge fresh", "✓ solved")} }</h3>
                     <div data-testid="exercise-instructions" class="instructions">
                         { for ex.instructions.iter().map(|p| el("p", "", p.clone())) }
                     </div>
@@ -128,8 +128,19 @@ pub fn exercises(
                         {button("exercise-check", "primary", None, false, on(dispatch, ExerciseAction::Check), "Check")}
                         {button("exercise-hint", "", None, !more_hints, on(dispatch, ExerciseAction::Hint),
                             format!("Hint ({} of {})", s.hints_shown, ex.hints.len()))}
-                        {button("exercise-restart", "", None, false, on(dispatch, ExerciseAction::Load(s.id)), "Start over")}
+                        {button("exercise-restart", "", None, false, on(dispatch, ExerciseAction::Restart), "Start over")}
+                        {button("exercise-hand-in", "", None, false, on(dispatch, ExerciseAction::HandIn), "Copy my work")}
                     </div>
+                    if let Some(h) = &s.hand_in {
+                        <div class="hand-in" data-testid="hand-in">
+                            {el("p", "muted", "Your work, for your teacher (rvlab grade reads it):")}
+                            <textarea readonly=true rows="4" aria-label="My work as text" data-testid="hand-in-text" value={h.0.clone()} />
+                            {match &h.1 {
+                                Ok(f) => html! { <p><a href={format!("#{f}")} target="_blank" rel="noopener" data-testid="hand-in-link">{"Link to my work"}</a></p> },
+                                Err(e) => el("p", "muted", e.clone()),
+                            }}
+                        </div>
+                    }
                     { for ex.hints.iter().take(s.hints_shown).enumerate().map(|(i, h)| html! {
                         <p class="hint" data-testid="exercise-hint-text">{el("strong", "", format!("Hint {}: ", i + 1))}{h.clone()}</p>
                     }) }

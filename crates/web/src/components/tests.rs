@@ -298,7 +298,13 @@ fn the_tabs_and_the_exercise_list_show_the_course() {
         "{html}"
     );
     // The first unsolved exercise is open, with its buttons.
-    let open = s.exercises.current.as_ref().expect("an exercise").id;
+    let open = s
+        .exercises
+        .current
+        .as_ref()
+        .expect("an exercise")
+        .id
+        .clone();
     assert!(
         html.contains(&format!(r#"data-testid="exercise" data-id="{open}""#)),
         "{html}"

@@ -290,7 +290,7 @@ pub fn use_url_and_saved_work(app: &UseReducerHandle<AppState>, flags: Flags) {
                 match link::restore_from_fragment(&hash) {
                     Some(Ok(r)) => {
                         dispatcher.dispatch(Action::Notice(None));
-                        dispatcher.dispatch(Action::Restore(r));
+                        dispatcher.dispatch(link::restore_action(r));
                     }
                     Some(Err(text)) => {
                         dispatcher.dispatch(Action::ResetToLesson);
@@ -306,6 +306,10 @@ pub fn use_url_and_saved_work(app: &UseReducerHandle<AppState>, flags: Flags) {
 
 /// Rewrites the URL fragment to the state's share link when it differs.
 fn sync_fragment(state: &AppState, flags: Flags) {
+    // A teacher's exercise keeps its link in the address bar: a reload opens it again.
+    if state.exercises.current.as_ref().is_some_and(|s| !s.builtin) {
+        return;
+    }
     let Ok(fragment) = link::fragment(state, flags) else {
         return;
     };

@@ -19,8 +19,10 @@ pub const PROGRESS_VERSION: u64 = 1;
 /// The exercise being worked on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExerciseSession {
-    /// The built-in id.
-    pub id: &'static str,
+    /// The exercise's id (`exercise "ID"`).
+    pub id: Rc<str>,
+    /// Whether it is one of the built-in course's (else it came from a link: a teacher's own).
+    pub builtin: bool,
     pub exercise: Rc<Exercise>,
     /// How many hints are shown (one more per click).
     pub hints_shown: usize,
@@ -28,6 +30,9 @@ pub struct ExerciseSession {
     pub verdict: Option<Rc<Verdict>>,
     /// The editor just refused an edit of a locked line (the panel says why).
     pub refused_edit: bool,
+    /// The hand-in "Copy my work" prepared: its text form and its link's fragment (or why
+    /// the work cannot be a link), `rvlab_core::exercises::submission`.
+    pub hand_in: Option<Rc<(String, Result<String, String>)>>,
 }
 
 /// The exercises view.
@@ -70,6 +75,14 @@ pub enum ExerciseAction {
     Open(bool),
     /// Start a built-in exercise.
     Load(&'static str),
+    /// Start the exercise this text is (a teacher's, from a link: `exercise "ID"` and its
+    /// header lines); a text that is not a valid exercise is shown as a scenario, with a
+    /// notice.
+    LoadText(String),
+    /// Start the open exercise over (its text, no hints shown, no verdict).
+    Restart,
+    /// Prepare the hand-in ("Copy my work"): the work as text and as a link.
+    HandIn,
     /// Show one more hint.
     Hint,
     /// Grade: *break it* grades the shown run's schedule, *fix it* the editor's text.
@@ -230,6 +243,34 @@ impl AppState {
         self.exercises.is_solved(id)
     }
 
+    /// Opens `exercise` (`builtin`: one of the course's, else a teacher's from a link) in the
+    /// editor without its header lines, from the start.
+    fn start_exercise(&mut self, exercise: Exercise, builtin: bool) {
+        let text = without_exercise_lines(&exercise.text, &exercise.scenario);
+        // Grade against the text as the editor shows it, so that the lines the verdicts name
+        // are the editor's lines.
+        let exercise = match parse(&text).scenario {
+            Some(scenario) => Exercise {
+                text: text.clone(),
+                scenario,
+                ..exercise
+            },
+            None => exercise,
+        };
+        self.exercises.open = true;
+        self.exercises.current = Some(ExerciseSession {
+            id: exercise.id.as_str().into(),
+            builtin,
+            exercise: Rc::new(exercise),
+            hints_shown: 0,
+            verdict: None,
+            refused_edit: false,
+            hand_in: None,
+        });
+        self.load_text(text, None, 0);
+        self.lesson = None;
+    }
+
     pub(super) fn apply_exercise(&mut self, action: ExerciseAction) {
         match action {
             ExerciseAction::Open(open) => {
@@ -253,27 +294,52 @@ impl AppState {
             ExerciseAction::Load(id) => {
                 let Some(b) = builtin(id) else { return };
                 let Ok(exercise) = b.parse() else { return };
-                let text = without_exercise_lines(&exercise.text, &exercise.scenario);
-                // Grade against the text as the editor shows it, so that the lines the
-                // verdicts name are the editor's lines.
-                let exercise = match parse(&text).scenario {
-                    Some(scenario) => Exercise {
-                        text: text.clone(),
-                        scenario,
-                        ..exercise
-                    },
-                    None => exercise,
+                self.start_exercise(exercise, true);
+            }
+            ExerciseAction::LoadText(text) => match rvlab_core::exercises::parse(&text) {
+                Ok(exercise) => self.start_exercise(exercise, false),
+                Err(diags) => {
+                    // Shown as the scenario it also is, with the exercise's first problem.
+                    self.load_text(text, None, 0);
+                    self.lesson = None;
+                    let first = diags.first().map_or(String::new(), |d| {
+                        format!(" (line {}: {})", d.span.line, d.message)
+                    });
+                    self.notice = Some(format!(
+                        "This link's exercise has errors{first}: it is shown as a plain scenario."
+                    ));
+                }
+            },
+            ExerciseAction::Restart => {
+                if let Some(s) = self.exercises.current.as_mut() {
+                    s.hints_shown = 0;
+                    s.verdict = None;
+                    s.refused_edit = false;
+                    s.hand_in = None;
+                    let text = s.exercise.text.clone();
+                    self.load_text(text, None, 0);
+                }
+            }
+            ExerciseAction::HandIn => {
+                use rvlab_core::exercises::submission::{Submission, Work};
+                let Some(s) = self.exercises.current.as_ref() else {
+                    return;
                 };
-                self.exercises.open = true;
-                self.exercises.current = Some(ExerciseSession {
-                    id: b.id,
-                    exercise: Rc::new(exercise),
-                    hints_shown: 0,
-                    verdict: None,
-                    refused_edit: false,
-                });
-                self.load_text(text, None, 0);
-                self.lesson = None;
+                let work = match (&s.exercise.goal, &self.shown) {
+                    (Goal::Break { .. }, Some(shown)) => Work::Token(shown.run.token()),
+                    _ => Work::Text {
+                        text: self.source.clone(),
+                        token: String::new(),
+                    },
+                };
+                let sub = Submission {
+                    exercise: s.id.to_string(),
+                    work,
+                };
+                let hand_in = (sub.to_text(), sub.to_fragment(&self.source));
+                if let Some(s) = self.exercises.current.as_mut() {
+                    s.hand_in = Some(Rc::new(hand_in));
+                }
             }
             ExerciseAction::Hint => {
                 if let Some(s) = &mut self.exercises.current {
@@ -291,9 +357,10 @@ impl AppState {
                     },
                     Goal::Fix => grade(&session.exercise, &self.source),
                 };
-                let id = session.id;
-                if verdict.pass && !self.is_solved(id) {
-                    self.exercises.solved.push(id.to_string());
+                // The built-in course's progress; a teacher's exercise from a link is graded the
+                // same way, but not counted in it.
+                if verdict.pass && session.builtin && !self.is_solved(&session.id) {
+                    self.exercises.solved.push(session.id.to_string());
                     order_solved(&mut self.exercises.solved);
                 }
                 if let Some(s) = &mut self.exercises.current {
@@ -396,7 +463,7 @@ mod tests {
         let s = ex(s, ExerciseAction::Open(true));
         assert!(s.exercises.open);
         let cur = s.exercises.current.as_ref().expect("an exercise");
-        assert_eq!(cur.id, "first-conflict");
+        assert_eq!(&*cur.id, "first-conflict");
         assert!(!s.source.contains("hint \""), "{}", s.source);
         assert!(!s.source.contains("exercise \""));
         assert!(s.source.contains("client bob"));
@@ -581,7 +648,7 @@ mod tests {
         assert!(s.is_solved("counter"));
         let s = ex(s, ExerciseAction::Open(true));
         assert_eq!(
-            s.exercises.current.as_ref().map(|c| c.id),
+            s.exercises.current.as_ref().map(|c| &*c.id),
             Some("retry-reread"),
             "the first unsolved one"
         );
