@@ -21,6 +21,7 @@
 //! reasons name the expectation, the schedule and the step, with a share link that opens the
 //! run. [`EXERCISES`] is the built-in course, with a reference solution for each.
 
+pub mod course;
 mod grade;
 pub mod submission;
 
