@@ -43,7 +43,10 @@ fn make_link(page: &Page, text: &str) -> Result<String> {
     page.open()?;
     set_editor(page, text)?;
     page.wait_until("the text is parsed", || {
-        Ok(page.text("diagnostics")?.contains("No problems").then_some(()))
+        Ok(page
+            .text("diagnostics")?
+            .contains("No problems")
+            .then_some(()))
     })?;
     page.click("copy-link")?;
     page.wait_until("the link is shown", || {
@@ -64,7 +67,10 @@ fn a_teachers_exercise_opens_from_its_link_and_passes_check_when_solved() {
         ensure!(panel.contains("fix it"), "{panel}");
         page.wait_text_contains("exercise-instructions", "Edit Bob so that")?;
         let locks = page.text("exercise")?;
-        ensure!(locks.contains("alice locked") && locks.contains("bob editable"), "{locks}");
+        ensure!(
+            locks.contains("alice locked") && locks.contains("bob editable"),
+            "{locks}"
+        );
         ensure!(
             !page.value("editor")?.contains("hint \""),
             "the hints are in the editor"
@@ -90,14 +96,20 @@ fn a_teachers_exercise_opens_from_its_link_and_passes_check_when_solved() {
             Ok((!v.is_empty()).then_some(v))
         })?;
         ensure!(
-            hand_in == format!("rvlab submission 1\nexercise: class-retry\nscenario:\n{}", solution()),
+            hand_in
+                == format!(
+                    "rvlab submission 1\nexercise: class-retry\nscenario:\n{}",
+                    solution()
+                ),
             "{hand_in}"
         );
-        let href = page.script(
-            "return document.querySelector('[data-testid=hand-in-link]').href",
-        )?;
+        let href =
+            page.script("return document.querySelector('[data-testid=hand-in-link]').href")?;
         let href = href.as_str().unwrap_or_default();
-        ensure!(href.contains("#v1&z=") && href.ends_with("&ex=class-retry"), "{href}");
+        ensure!(
+            href.contains("#v1&z=") && href.ends_with("&ex=class-retry"),
+            "{href}"
+        );
         page.screenshot("teachers-exercise-passed")?;
         // The built-in course's progress does not count it.
         let tab = page.text("exercises-tab")?;

@@ -239,11 +239,22 @@ pub fn first_problem(diags: &[Diagnostic]) -> String {
 
 /// The course's JSON form, safe inside an HTML `<script>` element (`<` is written `\u003c`):
 /// the title, the id, whether the built-in course is shown beside it, and each exercise's
-/// file name and starting text, in order.
+/// file name and starting text, in order, with its id, title and whether it runs kubectl
+/// commands (so that a page without the kubectl model can list it and open it in its
+/// kubectl build).
 pub fn to_json(title: &str, id: &str, builtin: bool, exercises: &[(String, String)]) -> String {
     let list: Vec<Value> = exercises
         .iter()
-        .map(|(file, text)| serde_json::json!({ "file": file, "text": text }))
+        .map(|(file, text)| {
+            let (id, title, kubectl) = match parse(text) {
+                Ok(ex) => {
+                    let kubectl = ex.scenario.clients.iter().any(crate::view::has_kubectl);
+                    (ex.id, ex.title, kubectl)
+                }
+                Err(_) => (file.clone(), file.clone(), false),
+            };
+            serde_json::json!({ "file": file, "id": id, "title": title, "kubectl": kubectl, "text": text })
+        })
         .collect();
     let v = serde_json::json!({
         "rvlab-course": FORMAT,
@@ -271,25 +282,13 @@ pub struct Course {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     pub file: String,
+    /// The exercise's id (the file's name when the text is not an exercise).
+    pub id: String,
+    pub title: String,
+    /// It runs kubectl commands, and this build has no kubectl model: the page opens it in
+    /// its kubectl build (`exercise` is then an `Err`).
+    pub kubectl: bool,
     pub exercise: Result<Exercise, String>,
-}
-
-impl Entry {
-    /// The exercise's id, or the file's name when the text is not an exercise.
-    pub fn id(&self) -> &str {
-        match &self.exercise {
-            Ok(ex) => &ex.id,
-            Err(_) => &self.file,
-        }
-    }
-
-    /// The exercise's title, or the file's name.
-    pub fn title(&self) -> &str {
-        match &self.exercise {
-            Ok(ex) => &ex.title,
-            Err(_) => &self.file,
-        }
-    }
 }
 
 impl Course {
@@ -328,21 +327,23 @@ impl Course {
         }
         let mut entries: Vec<Entry> = Vec::new();
         for (i, e) in list.iter().enumerate() {
-            let file = e
-                .get("file")
-                .and_then(Value::as_str)
-                .map_or_else(|| format!("exercise {}", i + 1), str::to_string);
+            let field = |key: &str| e.get(key).and_then(Value::as_str).map(str::to_string);
+            let file = field("file").unwrap_or_else(|| format!("exercise {}", i + 1));
+            let mut kubectl = false;
             let exercise = match e.get("text").and_then(Value::as_str) {
                 None => Err("it has no text".to_string()),
                 Some(t) if t.len() > MAX_TEXT_BYTES => {
                     Err(format!("its text is larger than {MAX_TEXT_BYTES} bytes"))
                 }
-                Some(t) => parse(t).map_err(|d| first_problem(&d)),
+                Some(t) => parse(t).map_err(|d| {
+                    kubectl = crate::kubectl::needs_model(&d);
+                    first_problem(&d)
+                }),
             };
             let exercise = exercise.and_then(|ex| {
                 match entries
                     .iter()
-                    .position(|o| o.exercise.as_ref().is_ok_and(|o| o.id == ex.id))
+                    .position(|o| o.exercise.is_ok() && o.id == ex.id)
                 {
                     Some(n) => Err(format!(
                         "its id `{}` is exercise {}'s too (ids must differ)",
@@ -352,7 +353,27 @@ impl Course {
                     None => Ok(ex),
                 }
             });
-            entries.push(Entry { file, exercise });
+            // The listed id and title are the parsed exercise's; the JSON's own only for an
+            // exercise this build cannot read (a kubectl one), and then only a valid id.
+            let (id, title) = match &exercise {
+                Ok(ex) => (ex.id.clone(), ex.title.clone()),
+                Err(_) => match (kubectl, field("id"), field("title")) {
+                    (true, Some(id), Some(title)) if super::submission::valid_id(&id) => {
+                        (id, title)
+                    }
+                    _ => {
+                        kubectl = false;
+                        (file.clone(), file.clone())
+                    }
+                },
+            };
+            entries.push(Entry {
+                file,
+                id,
+                title,
+                kubectl,
+                exercise,
+            });
         }
         Ok(Course {
             title: title.to_string(),

@@ -127,7 +127,7 @@ impl Submission {
 }
 
 /// An id as exercises have them (`exercise "ID"`): letters, digits, `-` and `_`.
-fn valid_id(id: &str) -> bool {
+pub(crate) fn valid_id(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= 64
         && id

@@ -123,10 +123,10 @@ fn the_json_form_round_trips_and_is_safe_in_a_script_element() {
     let first = c.entries[0].exercise.as_ref().expect("an exercise");
     assert_eq!(first.text, tricky);
     assert_eq!(first.title, "</script><b>Make</b> bob's update conflict");
-    assert_eq!(c.entries[1].id(), "counter");
+    assert_eq!(c.entries[1].id, "counter");
     assert_eq!(
         c.find("counter").map(|e| e.title.as_str()),
-        Some(c.entries[1].title())
+        Some(c.entries[1].title.as_str())
     );
     assert!(c.find("nope").is_none());
 }
@@ -152,8 +152,9 @@ fn a_broken_exercise_is_refused_alone_and_a_broken_course_as_a_whole() {
     assert!(c.entries[0].exercise.is_ok());
     let err = |i: usize| c.entries[i].exercise.clone().expect_err("broken");
     assert!(err(1).starts_with("line "), "{}", err(1));
-    assert_eq!(c.entries[1].id(), "02-broken.rvl");
-    assert_eq!(c.entries[1].title(), "02-broken.rvl");
+    assert_eq!(c.entries[1].id, "02-broken.rvl");
+    assert_eq!(c.entries[1].title, "02-broken.rvl");
+    assert!(!c.entries[1].kubectl);
     assert!(err(2).contains("is exercise 1's too"), "{}", err(2));
     assert!(err(3).contains("larger than"), "{}", err(3));
 
@@ -177,4 +178,22 @@ fn a_broken_exercise_is_refused_alone_and_a_broken_course_as_a_whole() {
         let e = Course::from_json(bad).expect_err(bad);
         assert!(e.contains(why), "{bad}: {e}");
     }
+}
+
+#[cfg(feature = "kubectl")]
+#[test]
+fn a_kubectl_exercise_is_marked_in_the_json_and_read_by_a_build_with_the_model() {
+    let k = builtin("kubectl-stale-file").expect("built in");
+    let json = to_json(
+        "K",
+        "k",
+        true,
+        &[("k.rvl".to_string(), k.source.to_string())],
+    );
+    let v: Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(v["exercises"][0]["kubectl"], true);
+    assert_eq!(v["exercises"][0]["id"], "kubectl-stale-file");
+    let c = Course::from_json(&json).expect("reads");
+    // This build runs kubectl: the exercise is there, nothing to hand over.
+    assert!(c.entries[0].exercise.is_ok() && !c.entries[0].kubectl);
 }
