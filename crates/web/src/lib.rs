@@ -165,7 +165,7 @@ pub fn app() -> Html {
             <>
                 <header class="topbar">
                     {components::markup(r#"<h1>rvlab<span class="tagline"> resourceVersion, 409 Conflict and retries, step by step</span></h1>"#)}
-                    {view_tabs(&dispatch, app.exercises.open, app.exercises.solved.len())}
+                    {view_tabs(&dispatch, app.exercises.open, app.exercises.progress())}
                     if !app.exercises.open { {lesson_picker(&dispatch, app.lesson, scenario, catalogue)} }
                     {share_bar(&dispatch, sharing, flags, &share_output)}
                     <div class="notices">{notice}</div>

@@ -11,9 +11,11 @@
 
 use crate::state::exercises::ExerciseAction;
 use crate::state::{first_lesson, Action, AppState, Restore};
+use rvlab_core::exercises::course::Course;
 use rvlab_core::lessons::lesson;
 use rvlab_core::share::{ShareState, Source, MAX_LINK_BYTES, MAX_TEXT_BYTES};
 use serde_json::Value;
+use std::rc::Rc;
 
 /// The local storage key of saved work.
 pub const STORAGE_KEY: &str = "rvlab.work";
@@ -230,11 +232,58 @@ pub fn parse_stored(text: &str) -> Result<Restore, String> {
     })
 }
 
-/// The page's first state: the link in `fragment` if there is one, else the saved work
-/// (`stored`: what local storage returned, or why reading it failed), else the first lesson.
-/// Anything unreadable leaves a notice on the first lesson.
+/// The page's own course (a course pack's, `rvlab course build`): the JSON text of its
+/// `rvlab-course` element when it has one, read, or why it cannot be.
+pub fn read_course(json: Option<String>) -> Option<Result<Rc<Course>, String>> {
+    json.map(|j| Course::from_json(&j).map(Rc::new))
+}
+
+/// [`initial_state_with`] on a page without a course of its own.
 pub fn initial_state(fragment: &str, stored: Result<Option<String>, String>) -> AppState {
-    let fresh = AppState::default();
+    initial_state_with(None, fragment, stored)
+}
+
+/// The page's first state: the link in `fragment` if there is one, else the saved work
+/// (`stored`: what local storage returned, or why reading it failed), else the first lesson,
+/// with the page's own `course` ([`read_course`]) in the Exercises view. Anything unreadable
+/// leaves a notice on the first lesson (a course that cannot be read: the built-in one).
+pub fn initial_state_with(
+    course: Option<Result<Rc<Course>, String>>,
+    fragment: &str,
+    stored: Result<Option<String>, String>,
+) -> AppState {
+    let mut fresh = AppState::default();
+    let mut broken = None;
+    match course {
+        Some(Ok(c)) => fresh.exercises.course = Some(c),
+        Some(Err(e)) => {
+            broken = Some(format!(
+                "This page's course could not be read: {e}. The built-in course is shown instead."
+            ))
+        }
+        None => {}
+    }
+    let mut state = initial_of(fresh, fragment, stored);
+    if broken.is_some() && state.notice.is_none() {
+        state.notice = broken;
+    }
+    state
+}
+
+fn initial_of(fresh: AppState, fragment: &str, stored: Result<Option<String>, String>) -> AppState {
+    let own = exercise_field(fragment).filter(|id| {
+        fresh
+            .exercises
+            .course
+            .as_ref()
+            .is_some_and(|c| c.find(id).is_some())
+    });
+    if let Some(id) = own {
+        let id = id.into();
+        return fresh
+            .apply(Action::Exercise(ExerciseAction::LoadCourse(id)))
+            .apply(Action::Exercise(ExerciseAction::Open(true)));
+    }
     if let Some(id) = exercise_in(fragment) {
         return fresh
             .apply(Action::Exercise(ExerciseAction::Load(id)))
@@ -286,12 +335,15 @@ fn text_needs_kubectl(text: &str) -> bool {
 /// without one, the saved work `stored`) is a kubectl lesson or a text with kubectl
 /// statements. Always `false` in the kubectl build. Checked before the page renders, so the
 /// saved work is never overwritten by a page that cannot run it.
-pub fn wants_kubectl(fragment: &str, stored: Option<&str>) -> bool {
+pub fn wants_kubectl(fragment: &str, stored: Option<&str>, course: Option<&Course>) -> bool {
     if rvlab_core::kubectl::IN_BUILD {
         return false;
     }
     let fragment = fragment.trim_start_matches('#');
     if let Some(id) = exercise_field(fragment) {
+        if let Some(e) = course.and_then(|c| c.entries.iter().find(|e| e.id == id)) {
+            return e.kubectl;
+        }
         return rvlab_core::exercises::KUBECTL.iter().any(|(k, _)| *k == id);
     }
     if !fragment.is_empty() {
@@ -628,7 +680,7 @@ mod tests {
             ("exercise=nope", None, false),
         ];
         for (fragment, stored, want) in cases {
-            let got = wants_kubectl(fragment, stored.as_deref());
+            let got = wants_kubectl(fragment, stored.as_deref(), None);
             // The kubectl build runs them all itself.
             assert_eq!(
                 got,
@@ -680,7 +732,7 @@ mod tests {
         assert!(s.exercises.open);
         let session = s.exercises.current.clone().expect("the exercise is open");
         assert_eq!(&*session.id, "my-retry");
-        assert!(!session.builtin);
+        assert_eq!(session.origin, crate::state::exercises::Origin::Link);
         assert_eq!(session.exercise.hints.len(), 2);
         // The editor shows the scenario without the header; hints come one at a time.
         assert!(!s.source.contains("hint \""), "{}", s.source);

@@ -4,7 +4,7 @@
 use super::el;
 use super::{button, markup, Dispatch};
 use crate::state::catalogue::{kind_label, Catalogue};
-use crate::state::exercises::{ExerciseAction, ExercisesState};
+use crate::state::exercises::{ExerciseAction, ExercisesState, Origin};
 use crate::state::Action;
 use rvlab_core::exercises::{Goal, EXERCISES};
 use yew::prelude::*;
@@ -32,45 +32,90 @@ pub fn exercises(
     catalogue: &Catalogue,
 ) -> Html {
     let current = state.current.as_ref();
-    let items: Html = EXERCISES
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let solved = state.is_solved(b.id);
-            let here = current.map(|c| &*c.id) == Some(b.id);
-            let title = catalogue.exercise_label(i).to_string();
-            html! {
-                <li>
-                    <button type="button" class={item_class(here, solved)}
-                        data-testid="exercise-item" data-id={b.id} data-solved={solved.to_string()}
-                        aria-current={here.then_some("true")} onclick={on(dispatch, ExerciseAction::Load(b.id))}>
-                        <span class="tick" aria-label={if solved { "solved" } else { "not solved yet" }}>{if solved { "✓" } else { "○" }}</span>
-                        {" "}{title}
-                    </button>
-                </li>
-            }
-        })
-        .chain(
-            // The kubectl exercises of a build without the model: links to the kubectl build.
-            rvlab_core::exercises::KUBECTL
-                .iter()
-                .filter(|_| !rvlab_core::kubectl::IN_BUILD)
-                .enumerate()
-                .map(|(i, (id, title))| {
-                    // Relative: next to this page, as every file of the page is.
-                    let href = format!("{}#exercise={id}", crate::link::KUBECTL_PAGE);
-                    html! {
-                        <li><a class="link exercise-item" href={href} data-testid="exercise-kubectl" data-id={*id}>
-                            {format!("{}. {title} (with kubectl) ↗", EXERCISES.len() + i + 1)}
-                        </a></li>
-                    }
-                }),
-        )
-        .collect();
+    let here =
+        |origin: Origin, id: &str| current.is_some_and(|c| c.origin == origin && *c.id == *id);
+    // One item for both lists.
+    let item = |id: &str, label: String, solved: bool, here: bool, action: ExerciseAction| {
+        html! {
+            <li>
+                <button type="button" class={item_class(here, solved)}
+                    data-testid="exercise-item" data-id={id.to_string()} data-solved={solved.to_string()}
+                    aria-current={here.then_some("true")} onclick={on(dispatch, action)}>
+                    <span class="tick" aria-label={if solved { "solved" } else { "not solved yet" }}>{if solved { "✓" } else { "○" }}</span>
+                    {" "}{label}
+                </button>
+            </li>
+        }
+    };
+    // A kubectl exercise in a build without the model: a link to the kubectl build, next to
+    // this page as every file of the page is.
+    let kubectl_item = |n: usize, id: &str, title: &str| {
+        html! {
+            <li><a class="link exercise-item" href={format!("{}#exercise={id}", crate::link::KUBECTL_PAGE)}
+                data-testid="exercise-kubectl" data-id={id.to_string()}>
+                {format!("{n}. {title} (with kubectl) ↗")}
+            </a></li>
+        }
+    };
+    let own = state.course.as_ref().map(|c| {
+        let items: Html = c
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| match &e.exercise {
+                Ok(_) => {
+                    let solved = state.course_solved.contains(&e.id);
+                    let action = ExerciseAction::LoadCourse(e.id.as_str().into());
+                    item(&e.id, format!("{}. {}", i + 1, e.title), solved, here(Origin::Course, &e.id), action)
+                }
+                Err(_) if e.kubectl => kubectl_item(i + 1, &e.id, &e.title),
+                Err(why) => html! {
+                    <li class="muted exercise-broken" data-testid="exercise-broken" data-file={e.file.clone()}>
+                        {format!("{}. {}: this exercise has errors and cannot be opened ({why})", i + 1, e.file)}
+                    </li>
+                },
+            })
+            .collect();
+        html! {
+            <nav class="course" aria-label={c.title.clone()} data-testid="own-course">
+                {el("h2", "", format!("{}: {} of {} solved", c.title, state.course_solved.len(), c.entries.len()))}
+                <ol data-testid="own-course-list">{items}</ol>
+            </nav>
+        }
+    });
+    let builtin = state.shows_builtin().then(|| {
+        let items: Html = EXERCISES
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let label = catalogue.exercise_label(i).to_string();
+                item(b.id, label, state.is_solved(b.id), here(Origin::Builtin, b.id), ExerciseAction::Load(b.id))
+            })
+            .chain(
+                rvlab_core::exercises::KUBECTL
+                    .iter()
+                    .filter(|_| !rvlab_core::kubectl::IN_BUILD)
+                    .enumerate()
+                    .map(|(i, (id, title))| kubectl_item(EXERCISES.len() + i + 1, id, title)),
+            )
+            .collect();
+        let heading = if state.course.is_some() { "rvlab's course" } else { "Course" };
+        html! {
+            <nav class="course" aria-label="Course">
+                {el("h2", "", format!("{heading}: {} of {} solved", state.solved.len(), EXERCISES.len()))}
+                <ol data-testid="exercise-list">{items}</ol>
+            </nav>
+        }
+    });
     let body = match current {
         None => el("p", "muted", "Pick an exercise."),
         Some(s) => {
             let ex = &s.exercise;
+            let solved_here = match s.origin {
+                Origin::Builtin => state.is_solved(&s.id),
+                Origin::Course => state.course_solved.iter().any(|x| *x == *s.id),
+                Origin::Link => false,
+            };
             let goal = match &ex.goal {
                 Goal::Break { expectation } => html! {
                     <p class="goal">{el("strong", "", "Goal (break it): ")}{"make "}{el("code", "", format!("expect {expectation}"))}
@@ -112,7 +157,7 @@ pub fn exercises(
             html! {
                 <div class="exercise" data-testid="exercise" data-id={s.id.to_string()}>
                     <h3>{ex.title.clone()}{" "}{el("span", "kind", kind_label(&ex.goal))}
-                        if s.builtin && state.is_solved(&s.id) { {" "}{el("span", "badge fresh", "✓ solved")} }</h3>
+                        if solved_here { {" "}{el("span", "badge fresh", "✓ solved")} }</h3>
                     <div data-testid="exercise-instructions" class="instructions">
                         { for ex.instructions.iter().map(|p| el("p", "", p.clone())) }
                     </div>
@@ -151,10 +196,7 @@ pub fn exercises(
     };
     html! {
         <section class="panel exercises" data-testid="exercises" aria-label="Exercises">
-            <nav class="course" aria-label="Course">
-                {el("h2", "", format!("Course: {} of {} solved", state.solved.len(), EXERCISES.len()))}
-                <ol data-testid="exercise-list">{items}</ol>
-            </nav>
+            <div class="courses">{for own}{for builtin}</div>
             {body}
         </section>
     }

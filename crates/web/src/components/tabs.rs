@@ -3,12 +3,11 @@
 use super::{on_click, Dispatch};
 use crate::state::exercises::ExerciseAction;
 use crate::state::Action;
-use rvlab_core::exercises::EXERCISES;
 use yew::prelude::*;
 
-/// Lessons / Exercises, as two tabs (`open`: the exercises are showing; `solved`: how many
-/// exercises are solved).
-pub fn view_tabs(dispatch: &Dispatch, open: bool, solved: usize) -> Html {
+/// Lessons / Exercises, as two tabs (`open`: the exercises are showing; `progress`: how many
+/// of the listed exercises are solved, and how many are listed).
+pub fn view_tabs(dispatch: &Dispatch, open: bool, progress: (usize, usize)) -> Html {
     let on = |action| on_click(dispatch, Action::Exercise(action));
     html! {
         <div class="tabs" role="tablist" aria-label="View">
@@ -16,7 +15,7 @@ pub fn view_tabs(dispatch: &Dispatch, open: bool, solved: usize) -> Html {
                 class={(!open).then_some("selected")} onclick={on(ExerciseAction::Open(false))}>{"Lessons"}</button>
             <button type="button" role="tab" data-testid="exercises-tab" aria-selected={open.to_string()}
                 class={open.then_some("selected")} onclick={on(ExerciseAction::Open(true))}>
-                {format!("Exercises ({}/{} ✓)", solved, EXERCISES.len())}
+                {format!("Exercises ({}/{} ✓)", progress.0, progress.1)}
             </button>
         </div>
     }

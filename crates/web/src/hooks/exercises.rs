@@ -3,7 +3,8 @@
 //! changes), and the editor's locked lines (edits of a locked client are refused as typed).
 
 use crate::state::exercises::{
-    edit_blocked, locked_ranges, progress_to_json, ExerciseAction, PROGRESS_KEY,
+    edit_blocked, locked_ranges, progress_to_json, ExerciseAction, COURSE_PROGRESS_KEY,
+    PROGRESS_KEY,
 };
 use crate::state::{Action, AppState};
 use gloo_events::{EventListener, EventListenerOptions, EventListenerPhase};
@@ -55,22 +56,34 @@ fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok().flatten()
 }
 
-/// Restores the solved exercises, then saves them after each change.
+/// Restores the solved exercises (the built-in course's, and the page's own course's under its
+/// id), then saves them after each change.
 #[hook]
 pub fn use_exercise_progress(app: &UseReducerHandle<AppState>) {
     let dispatcher = app.dispatcher();
+    let own_key = app
+        .exercises
+        .course
+        .as_ref()
+        .map(|c| format!("{COURSE_PROGRESS_KEY}{}", c.id));
+    let key = own_key.clone();
     super::use_effect((), move |_| {
-        let stored = storage().and_then(|s| s.get_item(PROGRESS_KEY).ok().flatten());
-        dispatcher.dispatch(Action::Exercise(ExerciseAction::Restore(stored)));
+        let read = |k: &str| storage().and_then(|s| s.get_item(k).ok().flatten());
+        let own = key.as_deref().and_then(read);
+        dispatcher.dispatch(Action::Exercise(ExerciseAction::Restore(
+            read(PROGRESS_KEY),
+            own,
+        )));
         super::nothing()
     });
-    let restored = app.exercises.restored;
+    let e = &app.exercises;
     super::use_effect(
-        (app.exercises.solved.clone(), restored),
-        move |(solved, restored)| {
-            if *restored {
-                if let Some(s) = storage() {
-                    let _ = s.set_item(PROGRESS_KEY, &progress_to_json(solved));
+        (e.solved.clone(), e.course_solved.clone(), e.restored),
+        move |(solved, own, restored)| {
+            if let (true, Some(s)) = (*restored, storage()) {
+                let _ = s.set_item(PROGRESS_KEY, &progress_to_json(solved));
+                if let Some(k) = &own_key {
+                    let _ = s.set_item(k, &progress_to_json(own));
                 }
             }
             super::nothing()

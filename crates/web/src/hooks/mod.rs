@@ -208,7 +208,16 @@ pub fn initial() -> (AppState, Flags) {
     let (hash, query) = location_parts();
     let flags = Flags::parse(&hash, &query);
     let saved = if flags.embed { Ok(None) } else { read_saved() };
-    (link::initial_state(&hash, saved), flags)
+    (link::initial_state_with(page_course(), &hash, saved), flags)
+}
+
+/// The page's own course, when it is a course pack: the `rvlab-course` element's text, read
+/// ([`link::read_course`]).
+pub fn page_course() -> Option<Result<std::rc::Rc<rvlab_core::exercises::course::Course>, String>> {
+    let element = web_sys::window()?
+        .document()?
+        .get_element_by_id(rvlab_core::exercises::course::ELEMENT_ID)?;
+    link::read_course(element.text_content())
 }
 
 /// Opens the page's kubectl build in place of this page when the link, or without one the
@@ -223,7 +232,8 @@ pub fn open_kubectl_build_if_needed() -> bool {
     } else {
         read_saved().ok().flatten()
     };
-    if !link::wants_kubectl(&hash, saved.as_deref()) {
+    let course = page_course().and_then(Result::ok);
+    if !link::wants_kubectl(&hash, saved.as_deref(), course.as_deref()) {
         return false;
     }
     let url = link::kubectl_page(&page_url(), &hash);
@@ -283,7 +293,7 @@ pub fn use_url_and_saved_work(app: &UseReducerHandle<AppState>, flags: Flags) {
         let listener = web_sys::window().map(|window| {
             EventListener::new(&window, "hashchange", move |_| {
                 let (hash, _) = location_parts();
-                if link::wants_kubectl(&hash, None) {
+                if link::wants_kubectl(&hash, None, None) {
                     go_to(&link::kubectl_page(&page_url(), &hash));
                     return;
                 }
@@ -306,12 +316,16 @@ pub fn use_url_and_saved_work(app: &UseReducerHandle<AppState>, flags: Flags) {
 
 /// Rewrites the URL fragment to the state's share link when it differs.
 fn sync_fragment(state: &AppState, flags: Flags) {
-    // A teacher's exercise keeps its link in the address bar: a reload opens it again.
-    if state.exercises.current.as_ref().is_some_and(|s| !s.builtin) {
-        return;
-    }
-    let Ok(fragment) = link::fragment(state, flags) else {
-        return;
+    use crate::state::exercises::Origin;
+    let fragment = match state.exercises.current.as_ref().map(|s| (s.origin, &s.id)) {
+        // A teacher's exercise keeps its link in the address bar: a reload opens it again.
+        Some((Origin::Link, _)) => return,
+        // The page's own course's exercise: its link.
+        Some((Origin::Course, id)) => format!("exercise={id}"),
+        _ => match link::fragment(state, flags) {
+            Ok(f) => f,
+            Err(_) => return,
+        },
     };
     let Some(window) = web_sys::window() else {
         return;

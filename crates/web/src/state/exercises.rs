@@ -4,6 +4,7 @@
 //! [`progress_to_json`]). Pure: grading is the core's `grade` / `grade_token`.
 
 use super::AppState;
+use rvlab_core::exercises::course::Course;
 use rvlab_core::exercises::{builtin, grade, grade_token, Exercise, Goal, Verdict, EXERCISES};
 use rvlab_core::lang::ast::Scenario;
 use rvlab_core::lang::parse;
@@ -11,8 +12,10 @@ use rvlab_core::share::{ShareState, Source};
 use serde_json::Value;
 use std::rc::Rc;
 
-/// The localStorage key of the progress.
+/// The localStorage key of the built-in course's progress.
 pub const PROGRESS_KEY: &str = "rvlab.exercises";
+/// The localStorage key of a teacher's course's progress: this, then the course's id.
+pub const COURSE_PROGRESS_KEY: &str = "rvlab.course.";
 /// The version of the stored progress.
 pub const PROGRESS_VERSION: u64 = 1;
 
@@ -21,8 +24,8 @@ pub const PROGRESS_VERSION: u64 = 1;
 pub struct ExerciseSession {
     /// The exercise's id (`exercise "ID"`).
     pub id: Rc<str>,
-    /// Whether it is one of the built-in course's (else it came from a link: a teacher's own).
-    pub builtin: bool,
+    /// Where it comes from (whose progress it counts in).
+    pub origin: Origin,
     pub exercise: Rc<Exercise>,
     /// How many hints are shown (one more per click).
     pub hints_shown: usize,
@@ -35,22 +38,55 @@ pub struct ExerciseSession {
     pub hand_in: Option<Rc<(String, Result<String, String>)>>,
 }
 
+/// Where an open exercise comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The built-in course.
+    Builtin,
+    /// The page's own course (a teacher's course pack).
+    Course,
+    /// A link (a teacher's exercise, `rvlab exercise link`): graded, counted nowhere.
+    Link,
+}
+
 /// The exercises view.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExercisesState {
     /// The view is showing (instead of the lessons).
     pub open: bool,
     pub current: Option<ExerciseSession>,
-    /// Solved ids, in course order.
+    /// Solved ids of the built-in course, in course order.
     pub solved: Vec<String>,
+    /// The page's own course, when it is a course pack (`rvlab course build`).
+    pub course: Option<Rc<Course>>,
+    /// Solved ids of the page's own course, in its order.
+    pub course_solved: Vec<String>,
     /// The stored progress was read (saving waits for it, so nothing is overwritten).
     pub restored: bool,
 }
 
 impl ExercisesState {
-    /// Whether the exercise is marked solved.
+    /// Whether the built-in exercise is marked solved.
     pub fn is_solved(&self, id: &str) -> bool {
         self.solved.iter().any(|s| s == id)
+    }
+
+    /// Whether the built-in course is listed (always, unless the page's own course hides it).
+    pub fn shows_builtin(&self) -> bool {
+        self.course.as_ref().is_none_or(|c| c.builtin)
+    }
+
+    /// Solved and listed exercises, for the tab.
+    pub fn progress(&self) -> (usize, usize) {
+        let own = self
+            .course
+            .as_ref()
+            .map_or((0, 0), |c| (self.course_solved.len(), c.entries.len()));
+        if self.shows_builtin() {
+            (own.0 + self.solved.len(), own.1 + EXERCISES.len())
+        } else {
+            own
+        }
     }
 
     /// Whether `action` changes nothing (see `AppState::ignores`): the view already open or
@@ -75,6 +111,8 @@ pub enum ExerciseAction {
     Open(bool),
     /// Start a built-in exercise.
     Load(&'static str),
+    /// Start the page's own course's exercise with this id.
+    LoadCourse(Rc<str>),
     /// Start the exercise this text is (a teacher's, from a link: `exercise "ID"` and its
     /// header lines); a text that is not a valid exercise is shown as a scenario, with a
     /// notice.
@@ -89,15 +127,17 @@ pub enum ExerciseAction {
     Check,
     /// Load the run the verdict's link names into the timeline.
     OpenVerdictRun,
-    /// The progress read from storage (its raw text; unreadable text counts as none).
-    Restore(Option<String>),
+    /// The progress read from storage: the built-in course's and the page's own course's
+    /// (raw texts; unreadable text counts as none).
+    Restore(Option<String>, Option<String>),
     /// The editor refused an edit of a locked line.
     RefusedEdit,
 }
 
-/// Reads stored progress: `{"version":1,"solved":[ids]}`. Anything else (another version,
-/// broken JSON, unknown ids) is ignored rather than trusted.
-pub fn progress_from_json(text: &str) -> Vec<String> {
+/// Reads stored progress: `{"version":1,"solved":[ids]}`, keeping the ids of `course`
+/// (in its order). Anything else (another version, broken JSON, unknown ids) is ignored
+/// rather than trusted.
+pub fn progress_from_json<'a>(text: &str, course: impl Iterator<Item = &'a str>) -> Vec<String> {
     let Ok(v) = serde_json::from_str::<Value>(text) else {
         return Vec::new();
     };
@@ -109,10 +149,9 @@ pub fn progress_from_json(text: &str) -> Vec<String> {
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    EXERCISES
-        .iter()
-        .filter(|e| listed.contains(&e.id))
-        .map(|e| e.id.to_string())
+    course
+        .filter(|id| listed.contains(id))
+        .map(str::to_string)
         .collect()
 }
 
@@ -243,9 +282,8 @@ impl AppState {
         self.exercises.is_solved(id)
     }
 
-    /// Opens `exercise` (`builtin`: one of the course's, else a teacher's from a link) in the
-    /// editor without its header lines, from the start.
-    fn start_exercise(&mut self, exercise: Exercise, builtin: bool) {
+    /// Opens `exercise` in the editor without its header lines, from the start.
+    fn start_exercise(&mut self, exercise: Exercise, origin: Origin) {
         let text = without_exercise_lines(&exercise.text, &exercise.scenario);
         // Grade against the text as the editor shows it, so that the lines the verdicts name
         // are the editor's lines.
@@ -260,7 +298,7 @@ impl AppState {
         self.exercises.open = true;
         self.exercises.current = Some(ExerciseSession {
             id: exercise.id.as_str().into(),
-            builtin,
+            origin,
             exercise: Rc::new(exercise),
             hints_shown: 0,
             verdict: None,
@@ -276,11 +314,20 @@ impl AppState {
             ExerciseAction::Open(open) => {
                 self.exercises.open = open;
                 if open && self.exercises.current.is_none() {
-                    let first = EXERCISES
+                    // The page's own course first: its first unsolved exercise.
+                    let own = self.exercises.course.as_ref().and_then(|c| {
+                        let ok = || c.entries.iter().filter(|e| e.exercise.is_ok());
+                        ok().find(|e| !self.exercises.course_solved.contains(&e.id))
+                            .or(ok().next())
+                            .map(|e| e.id.as_str().into())
+                    });
+                    if let Some(id) = own {
+                        self.apply_exercise(ExerciseAction::LoadCourse(id));
+                    } else if let Some(e) = EXERCISES
                         .iter()
                         .find(|e| !self.is_solved(e.id))
-                        .or(EXERCISES.first());
-                    if let Some(e) = first {
+                        .or(EXERCISES.first())
+                    {
                         self.apply_exercise(ExerciseAction::Load(e.id));
                     }
                 } else if !open && self.exercises.current.take().is_some() {
@@ -294,10 +341,21 @@ impl AppState {
             ExerciseAction::Load(id) => {
                 let Some(b) = builtin(id) else { return };
                 let Ok(exercise) = b.parse() else { return };
-                self.start_exercise(exercise, true);
+                self.start_exercise(exercise, Origin::Builtin);
+            }
+            ExerciseAction::LoadCourse(id) => {
+                let found = self
+                    .exercises
+                    .course
+                    .as_ref()
+                    .and_then(|c| c.find(&id))
+                    .cloned();
+                if let Some(exercise) = found {
+                    self.start_exercise(exercise, Origin::Course);
+                }
             }
             ExerciseAction::LoadText(text) => match rvlab_core::exercises::parse(&text) {
-                Ok(exercise) => self.start_exercise(exercise, false),
+                Ok(exercise) => self.start_exercise(exercise, Origin::Link),
                 Err(diags) => {
                     // Shown as the scenario it also is, with the exercise's first problem.
                     self.load_text(text, None, 0);
@@ -357,11 +415,24 @@ impl AppState {
                     },
                     Goal::Fix => grade(&session.exercise, &self.source),
                 };
-                // The built-in course's progress; a teacher's exercise from a link is graded the
-                // same way, but not counted in it.
-                if verdict.pass && session.builtin && !self.is_solved(&session.id) {
-                    self.exercises.solved.push(session.id.to_string());
-                    order_solved(&mut self.exercises.solved);
+                // Counted in its course's progress; a teacher's exercise from a link is graded
+                // the same way, but counted nowhere.
+                if verdict.pass {
+                    let (id, origin) = (session.id.to_string(), session.origin);
+                    let e = &mut self.exercises;
+                    match (origin, &e.course) {
+                        (Origin::Builtin, _) if !e.solved.contains(&id) => {
+                            e.solved.push(id);
+                            order_solved(&mut e.solved);
+                        }
+                        (Origin::Course, Some(c)) if !e.course_solved.contains(&id) => {
+                            e.course_solved.push(id);
+                            rvlab_core::sort::sort_by_key(&mut e.course_solved, |s| {
+                                c.entries.iter().position(|x| x.id == *s)
+                            });
+                        }
+                        _ => {}
+                    }
                 }
                 if let Some(s) = &mut self.exercises.current {
                     s.verdict = Some(Rc::new(verdict));
@@ -396,12 +467,18 @@ impl AppState {
                     s.refused_edit = true;
                 }
             }
-            ExerciseAction::Restore(stored) => {
-                self.exercises.solved = stored
-                    .as_deref()
-                    .map(progress_from_json)
-                    .unwrap_or_default();
-                self.exercises.restored = true;
+            ExerciseAction::Restore(stored, own) => {
+                let e = &mut self.exercises;
+                e.solved = stored.as_deref().map_or_else(Vec::new, |t| {
+                    progress_from_json(t, EXERCISES.iter().map(|b| b.id))
+                });
+                e.course_solved = match (own.as_deref(), &e.course) {
+                    (Some(t), Some(c)) => {
+                        progress_from_json(t, c.entries.iter().map(|x| x.id.as_str()))
+                    }
+                    _ => Vec::new(),
+                };
+                e.restored = true;
             }
         }
     }
