@@ -7,6 +7,7 @@
 mod args;
 mod check;
 mod course;
+mod exercise;
 mod exercises;
 mod explore;
 mod grade;
@@ -34,6 +35,8 @@ Commands:
   explore FILE   run every order of the clients' requests and check the expectations in each
   lessons        list the built-in lessons, or export them (--export DIR)
   exercises      list the built-in exercises, or export them with solutions (--export DIR)
+  exercise link FILE
+                 print the share link that opens your exercise FILE in the page
   course build DIR --out OUT
                  check a folder of your exercises and build it into a course pack (the
                  release page with your course in it)
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Some("check") => check::main(&argv[1..]),
         Some("run") => run::main(&argv[1..]),
         Some("lessons") => lessons::main(&argv[1..]),
+        Some("exercise") => exercise::main(&argv[1..]),
         Some("course") => course::main(&argv[1..]),
         Some("exercises") => exercises::main(&argv[1..]),
         Some("grade") => grade::main(&argv[1..]),

@@ -1,9 +1,16 @@
-//! `rvlab course build`: a teacher's own exercises, as a course pack.
+//! `rvlab course build` and `rvlab exercise link`: a teacher's own exercises, as a course pack
+//! or one link.
 
 use super::support::*;
 use rvlab_core::exercises::builtin;
 use rvlab_core::exercises::course::Course;
+use rvlab_core::share::{ShareState, Source};
 use std::path::{Path, PathBuf};
+
+const EXERCISE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../core/exercises/01-first-conflict.rvl"
+);
 
 /// A built-in exercise's text with its id changed.
 fn renamed(text: &str, from: &str, to: &str) -> String {
@@ -540,4 +547,86 @@ fn the_exported_builtin_course_builds_into_a_pack() {
     assert_eq!(ids, builtin);
     assert!(!course.builtin, "the built-in course is not shown twice");
     let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn exercise_link_carries_the_file_text_exactly() {
+    let o = rvlab(&["exercise", "link", EXERCISE]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let fragment = out.strip_suffix('\n').expect("one line");
+    assert!(fragment.starts_with("#v1&z="), "{fragment}");
+    let state = ShareState::decode(fragment).expect("decodes");
+    let text = std::fs::read_to_string(EXERCISE).expect("exercise");
+    assert_eq!(state.source, Source::Text(text));
+    assert_eq!(
+        (state.token.as_str(), state.position, state.seed),
+        ("", 0, 0)
+    );
+
+    let o = rvlab(&[
+        "exercise",
+        "link",
+        EXERCISE,
+        "--base",
+        "https://school.example/rvlab/",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        stdout(&o),
+        format!("https://school.example/rvlab/{fragment}\n")
+    );
+}
+
+#[test]
+fn exercise_link_refuses_what_is_not_an_exercise_or_too_long() {
+    let dir = temp_dir("ex-link");
+    let plain = dir.join("plain.rvl");
+    std::fs::write(&plain, "client a:\n    o = get configmap/c\n").expect("write");
+    let p = s(&plain);
+    let o = rvlab(&["exercise", "link", p]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).is_empty());
+    assert!(
+        stderr(&o).contains(&format!("{p}:1:1: error:")),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains(&format!("{p}: not a valid exercise")),
+        "{}",
+        stderr(&o)
+    );
+    // Too long for a URL: text that does not compress.
+    let big = dir.join("big.rvl");
+    let ex = std::fs::read_to_string(EXERCISE).expect("exercise");
+    let mut x: u64 = 1;
+    let noise: String = (0..40_000)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            char::from(b'a' + (x >> 59) as u8)
+        })
+        .collect();
+    std::fs::write(&big, format!("{ex}\n# {noise}\n")).expect("write");
+    let o = rvlab(&["exercise", "link", s(&big)]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+    assert!(stderr(&o).contains("too long for a URL"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("rvlab course build"), "{}", stderr(&o));
+    for args in [
+        vec!["exercise"],
+        vec!["exercise", "link"],
+        vec!["exercise", "link", "a", "b"],
+        vec!["exercise", "nope", "a"],
+        vec!["exercise", "link", EXERCISE, "--bogus"],
+        vec!["exercise", "link", EXERCISE, "--base", "http://x/#y"],
+    ] {
+        let o = rvlab(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).starts_with("error: "), "{args:?}");
+    }
+    assert_eq!(rvlab(&["exercise", "--help"]).status.code(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
 }
