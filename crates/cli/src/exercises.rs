@@ -2,6 +2,7 @@
 
 use crate::args::Args;
 use crate::{EXIT_OK, EXIT_USAGE};
+use rvlab_core::exercises::course::COURSE_FILE;
 use rvlab_core::exercises::EXERCISES;
 
 const HELP: &str = "Usage: rvlab exercises [--export DIR]
@@ -12,7 +13,9 @@ Grade submissions with `rvlab grade ID SUBMISSION...`.
 
 Options:
   --export DIR   write every exercise to DIR/ID.rvl (the starting text) and its reference
-                 solution to DIR/ID.solution.rvl (DIR is created if needed)";
+                 solution to DIR/ID.solution.rvl, and DIR/course (the course order), so
+                 that `rvlab course build DIR --out OUT` builds it (DIR is created if
+                 needed)";
 
 /// Runs the subcommand.
 pub fn main(argv: &[String]) -> u8 {
@@ -32,14 +35,18 @@ pub fn main(argv: &[String]) -> u8 {
         return EXIT_USAGE;
     }
     if let Some(dir) = args.value("--export") {
+        let course = course_file();
         return crate::input::export(
             dir,
-            EXERCISES.iter().flat_map(|ex| {
-                [
-                    (format!("{}.rvl", ex.id), ex.source),
-                    (format!("{}.solution.rvl", ex.id), ex.solution()),
-                ]
-            }),
+            EXERCISES
+                .iter()
+                .flat_map(|ex| {
+                    [
+                        (format!("{}.rvl", ex.id), ex.source),
+                        (format!("{}.solution.rvl", ex.id), ex.solution()),
+                    ]
+                })
+                .chain([(COURSE_FILE.to_string(), course.as_str())]),
         );
     }
     let width = EXERCISES.iter().map(|e| e.id.len()).max().unwrap_or(0);
@@ -50,4 +57,21 @@ pub fn main(argv: &[String]) -> u8 {
         }
     }
     EXIT_OK
+}
+
+/// The `course` file of the exported course: the built-in order, and `builtin hide`, since
+/// the pack's course is the built-in one.
+fn course_file() -> String {
+    let mut out = format!(
+        "# The built-in course of rvlab {}, written by `rvlab exercises --export`.\n\
+         # Edit, add or remove exercises, then: rvlab course build DIR --out site\n\
+         title \"rvlab's course\"\n\
+         id \"rvlab-exercises\"\n\
+         builtin hide\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    for ex in EXERCISES {
+        out.push_str(&format!("{}.rvl\n", ex.id));
+    }
+    out
 }

@@ -6,6 +6,8 @@
 
 mod args;
 mod check;
+mod course;
+mod exercise;
 mod exercises;
 mod explore;
 mod grade;
@@ -33,6 +35,11 @@ Commands:
   explore FILE   run every order of the clients' requests and check the expectations in each
   lessons        list the built-in lessons, or export them (--export DIR)
   exercises      list the built-in exercises, or export them with solutions (--export DIR)
+  exercise link FILE
+                 print the share link that opens your exercise FILE in the page
+  course build DIR --out OUT
+                 check a folder of your exercises and build it into a course pack (the
+                 release page with your course in it)
   grade EX SUB.. grade submissions against an exercise (PASS / FAIL per submission,
                  hand-ins as text or links, --report class.csv / class.json)
   serve [FILE]   serve the Kubernetes API on the model store, for kubectl and client libraries
@@ -62,6 +69,8 @@ fn main() -> ExitCode {
         Some("check") => check::main(&argv[1..]),
         Some("run") => run::main(&argv[1..]),
         Some("lessons") => lessons::main(&argv[1..]),
+        Some("exercise") => exercise::main(&argv[1..]),
+        Some("course") => course::main(&argv[1..]),
         Some("exercises") => exercises::main(&argv[1..]),
         Some("grade") => grade::main(&argv[1..]),
         Some("explore") => explore::main(&argv[1..]),

@@ -8,6 +8,8 @@ mod run;
 mod exercises;
 // grade on a class (hand-ins, --report).
 mod class;
+// course build and exercise link: a teacher's own exercises.
+mod course;
 // explore: counts, exit codes, replay of counterexamples with `run`.
 mod explore;
 // serve: the first lines, the kubeconfig, SIGTERM, bad arguments.

@@ -1,0 +1,658 @@
+//! `rvlab course build DIR --out OUT [--page PAGE]`: a teacher's folder of exercises, checked
+//! and built into a course pack (the release page with the course inside).
+//!
+//! Everything is checked before anything is written; the pack is staged in a temporary folder
+//! next to OUT and moved into place, the pages last, so a failed build never leaves a half
+//! pack. Solutions are read to check the exercises and never copied.
+
+use crate::args::Args;
+use crate::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use rvlab_core::exercises::course::{
+    self, id_from, read_course_file, solution_file, COURSE_FILE, ELEMENT_ID, MAX_EXERCISES,
+};
+use rvlab_core::exercises::{self, Exercise};
+use rvlab_core::lang::render_all;
+use rvlab_core::share::MAX_TEXT_BYTES;
+use std::path::{Path, PathBuf};
+
+const HELP: &str = "Usage: rvlab course build DIR --out OUT [--page PAGE]
+
+Checks a folder of exercises and builds it into a course pack: the release page with the
+course in it, to host like the page itself (docs/deploy.md).
+
+DIR holds exercise files NAME.rvl, each with an optional reference solution
+NAME.solution.rvl, and an optional `course` file:
+  title \"Week 3: optimistic concurrency\"
+  id \"week-3\"
+  builtin beside        (or `builtin hide`: show only this course)
+  01-first-conflict.rvl (the exercises, in course order)
+Without a `course` file (or without file lines in it) the course is every NAME.rvl, by name;
+its title and id come from the folder's name.
+
+Every exercise must parse, its starting text must fail its goal, and its reference solution
+(when there is one) must pass. Solutions are never copied into OUT.
+
+Options:
+  --out OUT     the folder to write: new, empty, or an earlier course pack (its files are
+                replaced, its other files kept)
+  --page PAGE   the release page to build on (what `cargo xtask dist` writes, or a copy of
+                the deployed page); default: dist
+
+Exit codes: 0 the pack is written, 1 the course has problems or cannot be written (nothing
+is written), 2 usage error.";
+
+/// The pages a course goes into (the second is optional).
+const PAGES: [&str; 2] = ["index.html", "kubectl.html"];
+/// How deep the release page's folders may go.
+const MAX_DEPTH: usize = 8;
+
+/// Runs the subcommand.
+pub fn main(argv: &[String]) -> u8 {
+    let args = match Args::parse(argv, &["--out", "--page"], &[]) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}\n\n{HELP}");
+            return EXIT_USAGE;
+        }
+    };
+    if args.flag("--help") {
+        println!("{HELP}");
+        return EXIT_OK;
+    }
+    let dir = match args.positional.as_slice() {
+        [what, dir] if what == "build" => dir,
+        [what, ..] if what != "build" => {
+            eprintln!("error: unknown course command `{what}` (there is `build`)\n\n{HELP}");
+            return EXIT_USAGE;
+        }
+        _ => {
+            eprintln!("error: course build takes exactly one DIR\n\n{HELP}");
+            return EXIT_USAGE;
+        }
+    };
+    let Some(out) = args.value("--out") else {
+        eprintln!("error: course build needs --out OUT (the folder to write)\n\n{HELP}");
+        return EXIT_USAGE;
+    };
+    let page = args.value("--page");
+    build(Path::new(dir), Path::new(out), page.map(Path::new))
+}
+
+/// What went wrong so far: errors are counted, each already printed.
+#[derive(Default)]
+struct Problems {
+    errors: usize,
+}
+
+impl Problems {
+    fn error(&mut self, message: String) {
+        eprintln!("{message}");
+        self.errors += 1;
+    }
+}
+
+/// One exercise that checked out.
+struct Checked {
+    file: String,
+    text: String,
+    has_solution: bool,
+}
+
+fn build(dir: &Path, out: &Path, page: Option<&Path>) -> u8 {
+    let mut p = Problems::default();
+    let shown = |name: &str| dir.join(name).display().to_string();
+    let names = match list_dir(dir) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!(
+                "error: cannot read the course folder {}: {e}",
+                dir.display()
+            );
+            return EXIT_FAILED;
+        }
+    };
+    let folder = folder_name(dir);
+
+    // The course file.
+    let mut course_file = course::CourseFile::default();
+    let mut course_text = String::new();
+    if names.iter().any(|n| n == COURSE_FILE) {
+        match std::fs::read_to_string(dir.join(COURSE_FILE)) {
+            Err(e) => p.error(format!(
+                "{}: error: cannot read it: {e}",
+                shown(COURSE_FILE)
+            )),
+            Ok(text) => {
+                match read_course_file(&text) {
+                    Ok(c) => course_file = c,
+                    Err(errors) => {
+                        for e in &errors {
+                            p.error(format!(
+                                "{}:{}: error: {}",
+                                shown(COURSE_FILE),
+                                e.line,
+                                e.message
+                            ));
+                        }
+                        // The other lines still say something: check the files they list.
+                        let kept: Vec<&str> = text
+                            .lines()
+                            .enumerate()
+                            .map(|(i, l)| {
+                                if errors.iter().any(|e| e.line == i + 1) {
+                                    ""
+                                } else {
+                                    l
+                                }
+                            })
+                            .collect();
+                        course_file = read_course_file(&kept.join("\n")).unwrap_or_default();
+                    }
+                }
+                course_text = text;
+            }
+        }
+    }
+    let title = course_file.title.clone().unwrap_or_else(|| folder.clone());
+    let id = course_file.id.clone().unwrap_or_else(|| id_from(&folder));
+    let builtin = course_file.builtin.unwrap_or(true);
+
+    // The exercise files, in course order.
+    let is_exercise = |n: &String| n.ends_with(".rvl") && !n.ends_with(".solution.rvl");
+    let files: Vec<String> = if course_file.files.is_empty() {
+        names.iter().filter(|n| is_exercise(n)).cloned().collect()
+    } else {
+        for f in &course_file.files {
+            if !names.contains(f) {
+                let line = course_text
+                    .lines()
+                    .position(|l| l.trim() == f)
+                    .map_or(0, |i| i + 1);
+                p.error(format!(
+                    "{}:{line}: error: there is no file `{f}` in {}",
+                    shown(COURSE_FILE),
+                    dir.display()
+                ));
+            }
+        }
+        for n in names.iter().filter(|n| is_exercise(n)) {
+            if !course_file.files.contains(n) {
+                eprintln!(
+                    "{}: warning: it is not listed in {}, so it is not in the course",
+                    shown(n),
+                    shown(COURSE_FILE)
+                );
+            }
+        }
+        course_file
+            .files
+            .iter()
+            .filter(|f| names.contains(f))
+            .cloned()
+            .collect()
+    };
+    for n in names.iter().filter(|n| n.ends_with(".solution.rvl")) {
+        let exercise = format!("{}.rvl", n.trim_end_matches(".solution.rvl"));
+        if !names.contains(&exercise) {
+            eprintln!(
+                "{}: warning: there is no exercise {exercise} for this reference solution",
+                shown(n)
+            );
+        }
+    }
+    if files.is_empty() && p.errors == 0 {
+        p.error(format!(
+            "{}: error: the course has no exercises (files NAME.rvl)",
+            dir.display()
+        ));
+    }
+    if files.len() > MAX_EXERCISES {
+        p.error(format!(
+            "{}: error: the course has {} exercises; a course has at most {MAX_EXERCISES}",
+            dir.display(),
+            files.len()
+        ));
+    }
+
+    // Each exercise.
+    let mut checked: Vec<Checked> = Vec::new();
+    let mut seen: Vec<(String, String)> = Vec::new(); // (exercise id, file)
+    for file in &files {
+        let path = shown(file);
+        let Some(text) = read_text(&path, &mut p) else {
+            continue;
+        };
+        let ex: Exercise = match exercises::parse(&text) {
+            Ok(ex) => ex,
+            Err(diags) => {
+                eprintln!("{}", render_all(&diags, &path, &text));
+                p.error(format!("{path}: error: it is not a valid exercise"));
+                continue;
+            }
+        };
+        if let Some((_, other)) = seen.iter().find(|(i, _)| *i == ex.id) {
+            p.error(format!(
+                "{path}: error: its exercise id `{}` is {}'s too (ids must differ in a course)",
+                ex.id,
+                shown(other)
+            ));
+        } else {
+            seen.push((ex.id.clone(), file.clone()));
+        }
+        let sol_name = solution_file(file);
+        let solution = if names.contains(&sol_name) {
+            match read_text(&shown(&sol_name), &mut p) {
+                Some(s) => Some(s),
+                None => continue,
+            }
+        } else {
+            eprintln!(
+                "{path}: warning: no reference solution ({sol_name}): the build cannot check that the exercise can be solved"
+            );
+            None
+        };
+        let problems = course::check(&ex, solution.as_deref());
+        let ok = problems.is_empty();
+        for problem in problems {
+            p.error(format!("{path}: error: {problem}"));
+        }
+        if ok {
+            checked.push(Checked {
+                file: file.clone(),
+                text,
+                has_solution: solution.is_some(),
+            });
+        }
+    }
+
+    // The page and the place to write.
+    let page_dir = page.unwrap_or(Path::new("dist"));
+    let pages = read_page(page_dir, page.is_none(), &mut p);
+    check_places(dir, out, page_dir, &mut p);
+
+    let solutions = checked.iter().filter(|c| c.has_solution).count();
+    if p.errors > 0 {
+        eprintln!(
+            "course \"{title}\" (id {id}): {} error(s); nothing written",
+            p.errors
+        );
+        return EXIT_FAILED;
+    }
+    println!(
+        "course \"{title}\" (id {id}): {} exercises checked, {solutions} with a reference solution",
+        checked.len()
+    );
+    let list: Vec<(String, String)> = checked
+        .iter()
+        .map(|c| (c.file.clone(), c.text.clone()))
+        .collect();
+    let json = course::to_json(&title, &id, builtin, &list);
+    let Some(pages) = pages else {
+        return EXIT_FAILED;
+    };
+    match write_pack(page_dir, out, &pages, &title, &json) {
+        Ok(copied) => {
+            let names: Vec<String> = pages
+                .iter()
+                .map(|(n, _)| out.join(n).display().to_string())
+                .collect();
+            println!(
+                "wrote {} (the page with the course) and {copied} other file(s) copied from {}",
+                names.join(" and "),
+                page_dir.display()
+            );
+            println!(
+                "host {} like the release page (docs/deploy.md)",
+                out.display()
+            );
+            EXIT_OK
+        }
+        Err(e) => {
+            eprintln!(
+                "error: {e}; the pack at {} is not written (an earlier pack's pages are unchanged)",
+                out.display()
+            );
+            EXIT_FAILED
+        }
+    }
+}
+
+/// The names of the files in `dir`, sorted (byte order).
+fn list_dir(dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.path().is_file() {
+            if let Some(n) = entry.file_name().to_str() {
+                names.push(n.to_string());
+            }
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// The folder's own name (of its full path, so `.` has one).
+fn folder_name(dir: &Path) -> String {
+    std::fs::canonicalize(dir)
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or_else(|| "course".to_string())
+}
+
+/// A text file of the course, at most [`MAX_TEXT_BYTES`].
+fn read_text(path: &str, p: &mut Problems) -> Option<String> {
+    match std::fs::read_to_string(path) {
+        Err(e) => {
+            p.error(format!("{path}: error: cannot read it: {e}"));
+            None
+        }
+        Ok(t) if t.len() > MAX_TEXT_BYTES => {
+            p.error(format!(
+                "{path}: error: it is {} bytes; an exercise has at most {MAX_TEXT_BYTES} (the editor's limit)",
+                t.len()
+            ));
+            None
+        }
+        Ok(t) => Some(t),
+    }
+}
+
+/// The release page's pages (`index.html`, and `kubectl.html` when there is one) with their
+/// text, or `None` after saying what is wrong.
+fn read_page(page: &Path, default: bool, p: &mut Problems) -> Option<Vec<(&'static str, String)>> {
+    if !page.is_dir() {
+        p.error(if default {
+            "error: no release page at dist/: build it with `cargo xtask dist`, or give --page DIR (a copy of the deployed page)".to_string()
+        } else {
+            format!(
+                "error: no release page at {}: give the folder `cargo xtask dist` writes (or a copy of the deployed page)",
+                page.display()
+            )
+        });
+        return None;
+    }
+    let mut pages = Vec::new();
+    let mut ok = true;
+    for name in PAGES {
+        let path = page.join(name);
+        if !path.exists() && name != PAGES[0] {
+            continue;
+        }
+        let shown = path.display();
+        match std::fs::read_to_string(&path) {
+            Err(e) => {
+                p.error(format!(
+                    "{shown}: error: cannot read it ({e}); is {} the release page?",
+                    page.display()
+                ));
+                ok = false;
+            }
+            Ok(text) => {
+                let heads = text.matches("</head>").count();
+                if heads != 1 {
+                    p.error(format!(
+                        "{shown}: error: it has {heads} `</head>`; a release page has exactly one"
+                    ));
+                    ok = false;
+                } else if is_pack(&text) {
+                    p.error(format!(
+                        "{shown}: error: it is a course pack's page already; give the release page"
+                    ));
+                    ok = false;
+                } else {
+                    pages.push((name, text));
+                }
+            }
+        }
+    }
+    ok.then_some(pages)
+}
+
+/// Whether a page holds a course.
+fn is_pack(html: &str) -> bool {
+    html.contains(&format!("id=\"{ELEMENT_ID}\""))
+}
+
+/// `path` made absolute with its symbolic links resolved, as far as it exists.
+fn resolved(path: &Path) -> PathBuf {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut rest = Vec::new();
+    let mut at = abs.as_path();
+    loop {
+        if let Ok(c) = std::fs::canonicalize(at) {
+            return rest
+                .iter()
+                .rev()
+                .fold(c, |acc, n: &&std::ffi::OsStr| acc.join(n));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name);
+                at = parent;
+            }
+            _ => return abs,
+        }
+    }
+}
+
+/// OUT must not overlap the course's folder or the page, and must be new, empty or an
+/// earlier pack.
+fn check_places(dir: &Path, out: &Path, page: &Path, p: &mut Problems) {
+    let (d, o, g) = (resolved(dir), resolved(out), resolved(page));
+    let overlap = |a: &Path, b: &Path| a.starts_with(b) || b.starts_with(a);
+    if overlap(&o, &d) {
+        p.error(format!(
+            "error: --out {}: it overlaps the course folder {} (the pack must not hold the solutions): write it elsewhere",
+            out.display(),
+            dir.display()
+        ));
+    }
+    if overlap(&o, &g) {
+        p.error(format!(
+            "error: --out {}: it overlaps the release page {}: write it elsewhere",
+            out.display(),
+            page.display()
+        ));
+    }
+    if overlap(&g, &d) && page.is_dir() {
+        p.error(format!(
+            "error: the release page {} overlaps the course folder {} (the pack would hold the solutions)",
+            page.display(),
+            dir.display()
+        ));
+    }
+    if out.exists() {
+        if !out.is_dir() {
+            p.error(format!(
+                "error: --out {}: it is a file, not a folder",
+                out.display()
+            ));
+            return;
+        }
+        let empty = std::fs::read_dir(out)
+            .map(|mut e| e.next().is_none())
+            .unwrap_or(false);
+        let pack = std::fs::read_to_string(out.join(PAGES[0])).is_ok_and(|t| is_pack(&t));
+        if !empty && !pack {
+            p.error(format!(
+                "error: --out {}: it is not empty and not an earlier course pack; give a new or empty folder",
+                out.display()
+            ));
+        }
+    }
+}
+
+/// `<title>TITLE · rvlab</title>` and the course's script element, in a page.
+fn with_course(html: &str, title: &str, json: &str) -> String {
+    let escaped: String = title
+        .chars()
+        .map(|c| match c {
+            '&' => "&amp;".to_string(),
+            '<' => "&lt;".to_string(),
+            '>' => "&gt;".to_string(),
+            '"' => "&quot;".to_string(),
+            '\'' => "&#39;".to_string(),
+            c => c.to_string(),
+        })
+        .collect();
+    let title_element = format!("<title>{escaped} · rvlab</title>");
+    let head_end = html.find("</head>").unwrap_or(html.len());
+    let mut html = html.to_string();
+    let titled = match (
+        html[..head_end].find("<title>"),
+        html[..head_end].find("</title>"),
+    ) {
+        (Some(a), Some(b)) if a < b => {
+            html.replace_range(a..b + "</title>".len(), &title_element);
+            true
+        }
+        _ => false,
+    };
+    let script = format!("<script type=\"application/json\" id=\"{ELEMENT_ID}\">{json}</script>");
+    let insert = if titled {
+        script
+    } else {
+        format!("{title_element}{script}")
+    };
+    let at = html.find("</head>").unwrap_or(html.len());
+    html.insert_str(at, &insert);
+    html
+}
+
+/// Every file under `root` (relative paths, sorted), at most [`MAX_DEPTH`] folders deep.
+fn page_files(root: &Path) -> Result<Vec<PathBuf>, String> {
+    fn walk(root: &Path, rel: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> {
+        let here = root.join(rel);
+        let entries =
+            std::fs::read_dir(&here).map_err(|e| format!("cannot read {}: {e}", here.display()))?;
+        let mut names = Vec::new();
+        for e in entries {
+            let e = e.map_err(|e| format!("cannot read {}: {e}", here.display()))?;
+            names.push(e.file_name());
+        }
+        names.sort();
+        for name in names {
+            let rel = rel.join(&name);
+            let path = root.join(&rel);
+            if path.is_dir() {
+                if depth >= MAX_DEPTH {
+                    return Err(format!("{} is too deep", path.display()));
+                }
+                walk(root, &rel, depth + 1, out)?;
+            } else {
+                out.push(rel);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(root, Path::new(""), 0, &mut out)?;
+    Ok(out)
+}
+
+/// Stages the pack next to OUT and moves it into place: a new OUT in one rename; into an
+/// earlier pack file by file, the pages last (each rename replaces a file whole). Returns how
+/// many files were copied besides the pages.
+fn write_pack(
+    page: &Path,
+    out: &Path,
+    pages: &[(&'static str, String)],
+    title: &str,
+    json: &str,
+) -> Result<usize, String> {
+    let files = page_files(page)?;
+    let abs_out = std::path::absolute(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let parent = abs_out
+        .parent()
+        .ok_or_else(|| format!("{} has no parent folder", out.display()))?
+        .to_path_buf();
+    let name = abs_out
+        .file_name()
+        .ok_or_else(|| format!("{} has no name", out.display()))?
+        .to_string_lossy()
+        .into_owned();
+    std::fs::create_dir_all(&parent)
+        .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    let stage = parent.join(format!(".{name}.rvlab-build-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&stage);
+    let result = stage_and_move(page, &files, pages, title, json, &stage, &abs_out);
+    let _ = std::fs::remove_dir_all(&stage);
+    result.map(|()| files.len() - pages.len())
+}
+
+fn stage_and_move(
+    page: &Path,
+    files: &[PathBuf],
+    pages: &[(&'static str, String)],
+    title: &str,
+    json: &str,
+    stage: &Path,
+    out: &Path,
+) -> Result<(), String> {
+    let mkdir = |d: &Path| {
+        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))
+    };
+    mkdir(stage)?;
+    for rel in files {
+        let to = stage.join(rel);
+        if let Some(d) = to.parent() {
+            mkdir(d)?;
+        }
+        match pages.iter().find(|(n, _)| Path::new(n) == rel.as_path()) {
+            Some((_, html)) => std::fs::write(&to, with_course(html, title, json)),
+            None => std::fs::copy(page.join(rel), &to).map(|_| ()),
+        }
+        .map_err(|e| format!("cannot write {}: {e}", to.display()))?;
+    }
+    let fresh = !out.exists() || std::fs::read_dir(out).is_ok_and(|mut e| e.next().is_none());
+    if fresh {
+        if out.exists() {
+            std::fs::remove_dir(out)
+                .map_err(|e| format!("cannot replace {}: {e}", out.display()))?;
+        }
+        return std::fs::rename(stage, out)
+            .map_err(|e| format!("cannot move the pack to {}: {e}", out.display()));
+    }
+    // An earlier pack: every other file first, then kubectl.html, index.html last.
+    let rank = |rel: &PathBuf| {
+        PAGES
+            .iter()
+            .rev()
+            .position(|p| Path::new(p) == rel.as_path())
+            .map_or(0, |i| i + 1)
+    };
+    let mut order: Vec<&PathBuf> = files.iter().collect();
+    order.sort_by_key(|rel| rank(rel));
+    for rel in order {
+        let to = out.join(rel);
+        if let Some(d) = to.parent() {
+            mkdir(d)?;
+        }
+        std::fs::rename(stage.join(rel), &to)
+            .map_err(|e| format!("cannot write {}: {e}", to.display()))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_course;
+
+    #[test]
+    fn the_course_goes_just_before_the_head_end_and_the_title_is_escaped() {
+        let html =
+            "<html><head><meta charset=\"utf-8\"><title>rvlab</title></head><body></body></html>";
+        let out = with_course(html, "A <b> & \"c\"", "{\"x\":1}");
+        assert_eq!(
+            out,
+            "<html><head><meta charset=\"utf-8\"><title>A &lt;b&gt; &amp; &quot;c&quot; · rvlab</title><script type=\"application/json\" id=\"rvlab-course\">{\"x\":1}</script></head><body></body></html>"
+        );
+        let out = with_course("<head></head><title>x</title>", "T", "{}");
+        assert_eq!(
+            out,
+            "<head><title>T · rvlab</title><script type=\"application/json\" id=\"rvlab-course\">{}</script></head><title>x</title>"
+        );
+    }
+}
