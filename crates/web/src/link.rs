@@ -842,4 +842,162 @@ mod tests {
         );
         assert_eq!(s.source, broken);
     }
+
+    /// A course pack's JSON: three exercises (the built-in `first-conflict`, `counter` and
+    /// `retry-reread` under other ids), one broken file, and in a build without the model
+    /// the kubectl exercise `kubectl-stale-file`.
+    fn course_json(builtin: bool) -> String {
+        let renamed = |id: &str, new: &str| {
+            rvlab_core::exercises::builtin(id).unwrap().source.replace(
+                &format!("exercise \"{id}\""),
+                &format!("exercise \"{new}\""),
+            )
+        };
+        let mut files = vec![
+            (
+                "01-break.rvl".to_string(),
+                renamed("first-conflict", "w3-break"),
+            ),
+            (
+                "02-broken.rvl".to_string(),
+                "exercise \"x\"\nclient a:\n    get\n".to_string(),
+            ),
+            (
+                "03-retry.rvl".to_string(),
+                renamed("retry-reread", "w3-retry"),
+            ),
+            (
+                "04-counter.rvl".to_string(),
+                renamed("counter", "w3-counter"),
+            ),
+        ];
+        // The kubectl exercise's JSON as a build with the model writes it.
+        let k = rvlab_core::exercises::KUBECTL[1];
+        let mut json: Value = serde_json::from_str(&rvlab_core::exercises::course::to_json(
+            "Week 3", "week-3", builtin, &files,
+        ))
+        .unwrap();
+        files.clear();
+        json["exercises"].as_array_mut().unwrap().push(serde_json::json!({
+            "file": "05-kubectl.rvl", "id": k.0, "title": k.1, "kubectl": true,
+            "text": format!("exercise \"{}\"\ntitle \"{}\"\ngoal fix\neditable a\nclient a:\n    kubectl get configmap x\nexpect a succeeds\n", k.0, k.1),
+        }));
+        json.to_string()
+    }
+
+    fn with_course(builtin: bool, fragment: &str) -> AppState {
+        initial_state_with(read_course(Some(course_json(builtin))), fragment, Ok(None))
+    }
+
+    #[test]
+    fn a_course_pack_lists_its_course_and_opens_its_first_exercise() {
+        use crate::state::exercises::Origin;
+        let s = with_course(true, "");
+        assert_eq!(s.notice, None);
+        let c = s.exercises.course.clone().expect("the page's course");
+        assert_eq!((c.title.as_str(), c.id.as_str()), ("Week 3", "week-3"));
+        assert_eq!(c.entries.len(), 5);
+        assert!(c.entries[1].exercise.is_err(), "the broken one alone");
+        assert_eq!(c.entries[4].kubectl, !rvlab_core::kubectl::IN_BUILD);
+        let total = rvlab_core::exercises::EXERCISES.len();
+        assert_eq!(s.exercises.progress(), (0, 5 + total));
+        // The Exercises view opens the course's first exercise, not the built-in one.
+        let s = s.apply(Action::Exercise(ExerciseAction::Open(true)));
+        let cur = s.exercises.current.as_ref().expect("open");
+        assert_eq!((&*cur.id, cur.origin), ("w3-break", Origin::Course));
+        // Solved: counted in the course's progress, not the built-in one's.
+        let s = s.apply(Action::Exercise(ExerciseAction::Check));
+        assert!(
+            !s.exercises
+                .current
+                .as_ref()
+                .unwrap()
+                .verdict
+                .as_ref()
+                .unwrap()
+                .pass
+        );
+        let s = s.apply(Action::Exercise(ExerciseAction::LoadCourse(
+            "w3-counter".into(),
+        )));
+        let solution = rvlab_core::exercises::builtin("counter")
+            .unwrap()
+            .solution();
+        let parsed = rvlab_core::lang::parse(solution).scenario.unwrap();
+        let s = s
+            .apply(Action::EditSource(
+                crate::state::exercises::without_exercise_lines(solution, &parsed),
+            ))
+            .apply(Action::Reparse)
+            .apply(Action::Exercise(ExerciseAction::Check));
+        let v = s
+            .exercises
+            .current
+            .as_ref()
+            .unwrap()
+            .verdict
+            .clone()
+            .unwrap();
+        assert!(v.pass, "{:?}", v.reasons);
+        assert_eq!(s.exercises.course_solved, ["w3-counter"]);
+        assert!(s.exercises.solved.is_empty());
+        assert_eq!(s.exercises.progress(), (1, 5 + total));
+        // Next time the view opens on the first unsolved one.
+        let again = AppState {
+            exercises: crate::state::exercises::ExercisesState {
+                current: None,
+                ..s.exercises.clone()
+            },
+            ..s.clone()
+        }
+        .apply(Action::Exercise(ExerciseAction::Open(true)));
+        assert_eq!(
+            again.exercises.current.as_ref().map(|c| &*c.id),
+            Some("w3-break")
+        );
+        // The stored progress comes back per course, unknown ids dropped.
+        let s = s.apply(Action::Exercise(ExerciseAction::Restore(
+            Some(r#"{"version":1,"solved":["counter"]}"#.into()),
+            Some(r#"{"version":1,"solved":["w3-retry","nope","counter"]}"#.into()),
+        )));
+        assert_eq!(s.exercises.course_solved, ["w3-retry"]);
+        assert_eq!(s.exercises.solved, ["counter"]);
+    }
+
+    #[test]
+    fn a_course_link_opens_its_exercise_and_a_broken_course_is_a_notice() {
+        use crate::state::exercises::Origin;
+        let s = with_course(false, "#exercise=w3-retry");
+        let cur = s.exercises.current.as_ref().expect("open");
+        assert_eq!((&*cur.id, cur.origin), ("w3-retry", Origin::Course));
+        assert!(s.exercises.open);
+        // `builtin hide`: only the course counts.
+        assert!(!s.exercises.shows_builtin());
+        assert_eq!(s.exercises.progress(), (0, 5));
+        // A built-in id still opens the built-in exercise.
+        let s = with_course(true, "#exercise=counter");
+        let cur = s.exercises.current.as_ref().expect("open");
+        assert_eq!((&*cur.id, cur.origin), ("counter", Origin::Builtin));
+        // The broken file is not an exercise to open.
+        let s = with_course(true, "#exercise=02-broken.rvl");
+        assert!(s.exercises.current.is_none() && s.notice.is_some());
+        // A course that cannot be read: a notice, and the built-in course.
+        for bad in ["{", r#"{"rvlab-course":9}"#] {
+            let s = initial_state_with(read_course(Some(bad.into())), "", Ok(None));
+            let notice = s.notice.clone().expect("a notice");
+            assert!(
+                notice.starts_with("This page's course could not be read: "),
+                "{notice}"
+            );
+            assert!(s.exercises.course.is_none() && s.exercises.shows_builtin());
+        }
+        // The kubectl one opens in the kubectl build (a build without the model).
+        let course = read_course(Some(course_json(true))).unwrap().unwrap();
+        let k = rvlab_core::exercises::KUBECTL[1].0;
+        assert_eq!(
+            wants_kubectl(&format!("#exercise={k}"), None, Some(&course)),
+            !rvlab_core::kubectl::IN_BUILD
+        );
+        assert!(!wants_kubectl("#exercise=w3-retry", None, Some(&course)));
+    }
 }

@@ -76,7 +76,7 @@ fn Harness(props: &Props) -> Html {
             &current,
         ),
         Panel::Table => timeline_table(app.shown.as_deref(), app.cursor, &d),
-        Panel::Tabs => view_tabs(&d, app.exercises.open, app.exercises.solved.len()),
+        Panel::Tabs => view_tabs(&d, app.exercises.open, app.exercises.progress()),
         Panel::Exercises => exercises(&d, &app.exercises, &app.source, &app.catalogue),
         Panel::Explorer => explorer(&d, &app.explore, app.explore_stale(), app.has_errors()),
         Panel::Picker => lesson_picker(
@@ -274,9 +274,10 @@ fn the_first_build_lists_the_kubectl_lessons_and_exercises_as_links_to_the_kubec
 #[test]
 fn the_tabs_and_the_exercise_list_show_the_course() {
     let s = AppState::default()
-        .apply(Action::Exercise(ExerciseAction::Restore(Some(
-            r#"{"version":1,"solved":["first-conflict"]}"#.into(),
-        ))))
+        .apply(Action::Exercise(ExerciseAction::Restore(
+            Some(r#"{"version":1,"solved":["first-conflict"]}"#.into()),
+            None,
+        )))
         .apply(Action::Exercise(ExerciseAction::Open(true)));
     let tabs = render(&s, Panel::Tabs);
     assert!(tabs.contains(r#"data-testid="exercises-tab""#), "{tabs}");
@@ -528,4 +529,55 @@ fn a_scenario_without_kubectl_has_no_terminals() {
     }
     let html = render(&s, Panel::Inspector);
     assert!(!html.contains(r#"data-testid="file-"#), "{html}");
+}
+
+#[test]
+fn a_course_pack_shows_its_course_beside_or_instead_of_the_built_in_one() {
+    let first = rvlab_core::exercises::builtin("first-conflict")
+        .unwrap()
+        .source;
+    let files = [
+        (
+            "01-a.rvl".to_string(),
+            first.replace("\"first-conflict\"", "\"w3-a\""),
+        ),
+        (
+            "02-broken.rvl".to_string(),
+            "client a:\n    get\n".to_string(),
+        ),
+    ];
+    for builtin in [true, false] {
+        let json = rvlab_core::exercises::course::to_json("Week 3", "week-3", builtin, &files);
+        let s = crate::link::initial_state_with(crate::link::read_course(Some(json)), "", Ok(None))
+            .apply(Action::Exercise(ExerciseAction::Open(true)));
+        let html = render(&s, Panel::Exercises);
+        assert!(html.contains(r#"data-testid="own-course-list""#), "{html}");
+        assert!(html.contains("Week 3: 0 of 2 solved"), "{html}");
+        assert!(
+            html.contains(r#"data-id="w3-a""#) && html.contains(r#"aria-current="true""#),
+            "{html}"
+        );
+        assert!(html.contains(r#"data-testid="exercise-broken""#), "{html}");
+        assert!(
+            html.contains("2. 02-broken.rvl: this exercise has errors and cannot be opened (line "),
+            "{html}"
+        );
+        assert_eq!(
+            html.contains(r#"data-testid="exercise-list""#),
+            builtin,
+            "{html}"
+        );
+        assert_eq!(
+            html.contains("rvlab&#x27;s course: 0 of") || html.contains("rvlab's course: 0 of"),
+            builtin,
+            "{html}"
+        );
+        let tabs = render(&s, Panel::Tabs);
+        let total = 2 + if builtin {
+            rvlab_core::exercises::EXERCISES.len()
+        } else {
+            0
+        };
+        assert!(tabs.contains(&format!("Exercises (0/{total} ✓)")), "{tabs}");
+    }
 }

@@ -536,7 +536,7 @@ mod tests {
 
     #[test]
     fn opening_loads_the_first_unsolved_exercise_without_its_header_lines() {
-        let s = ex(AppState::default(), ExerciseAction::Restore(None));
+        let s = ex(AppState::default(), ExerciseAction::Restore(None, None));
         let s = ex(s, ExerciseAction::Open(true));
         assert!(s.exercises.open);
         let cur = s.exercises.current.as_ref().expect("an exercise");
@@ -705,6 +705,10 @@ mod tests {
         }
     }
 
+    fn ids() -> impl Iterator<Item = &'static str> {
+        EXERCISES.iter().map(|b| b.id)
+    }
+
     #[test]
     fn progress_is_versioned_and_corrupt_storage_is_ignored() {
         let json = progress_to_json(&["first-conflict".into(), "counter".into()]);
@@ -712,15 +716,21 @@ mod tests {
             json,
             r#"{"version":1,"solved":["first-conflict","counter"]}"#
         );
-        assert_eq!(progress_from_json(&json), vec!["first-conflict", "counter"]);
-        assert!(progress_from_json("{").is_empty());
-        assert!(progress_from_json("[1,2]").is_empty());
-        assert!(progress_from_json("{\"version\":2,\"solved\":[\"counter\"]}").is_empty());
         assert_eq!(
-            progress_from_json("{\"version\":1,\"solved\":[\"nope\",\"counter\",3]}"),
+            progress_from_json(&json, ids()),
+            vec!["first-conflict", "counter"]
+        );
+        assert!(progress_from_json("{", ids()).is_empty());
+        assert!(progress_from_json("[1,2]", ids()).is_empty());
+        assert!(progress_from_json("{\"version\":2,\"solved\":[\"counter\"]}", ids()).is_empty());
+        assert_eq!(
+            progress_from_json("{\"version\":1,\"solved\":[\"nope\",\"counter\",3]}", ids()),
             vec!["counter"]
         );
-        let s = ex(AppState::default(), ExerciseAction::Restore(Some(json)));
+        let s = ex(
+            AppState::default(),
+            ExerciseAction::Restore(Some(json), None),
+        );
         assert!(s.exercises.restored);
         assert!(s.is_solved("counter"));
         let s = ex(s, ExerciseAction::Open(true));
@@ -731,7 +741,7 @@ mod tests {
         );
         let s = ex(
             AppState::default(),
-            ExerciseAction::Restore(Some("garbage".into())),
+            ExerciseAction::Restore(Some("garbage".into()), None),
         );
         assert!(s.exercises.restored && s.exercises.solved.is_empty());
     }
