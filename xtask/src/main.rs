@@ -13,7 +13,7 @@
 //! - `hash-assets DIR`: content-hashed names and integrity, the hook's last step.
 //!
 //! Deliberately small (anyhow, flate2, proc-macro2 for the guards' lexer, sha2 + base64 for
-//! hash-assets) so that `cargo xtask`
+//! hash-assets, zopfli for dist's `.gz` files) so that `cargo xtask`
 //! compiles quickly.
 
 mod assets;
@@ -134,8 +134,10 @@ fn real_main() -> Result<()> {
 
 /// `trunk build --release` (offline, wasm-opt on) into `dist/`, then the same page with the
 /// kubectl model (`kubectl.html`, rvlab-web's `kubectl` feature) into its own directory, moved
-/// into `dist/` as `kubectl.html` and its files (docs/size.md, "Issue #14"); keeps the hashed
-/// files of the previous builds there for pages opened before a deploy (docs/deploy.md).
+/// into `dist/` as `kubectl.html` and its files (docs/size.md, "Issue #14"); writes a
+/// precompressed `FILE.gz` next to the two pages and each file they load; keeps the hashed
+/// files of the previous builds (and their `.gz`) there for pages opened before a deploy
+/// (docs/deploy.md).
 pub fn dist() -> Result<()> {
     let dist = std::path::Path::new("dist");
     let kept = assets::keep_previous(dist)?;
@@ -153,6 +155,19 @@ pub fn dist() -> Result<()> {
         ],
     )))?;
     assets::add_kubectl_page(dist, &kubectl_dist)?;
+    // The precompressed FILE.gz of every file the pages load, for hosts that serve them
+    // (docs/deploy.md); then the previous builds' files, with theirs.
+    let start = Instant::now();
+    let compressed = assets::precompress(dist, &assets::precompressed_files(dist)?)?;
+    let (raw, gz) = compressed
+        .iter()
+        .fold((0, 0), |(r, g), (_, raw, gz)| (r + raw, g + gz));
+    println!(
+        "dist: {} files precompressed (zopfli, {} iterations): {raw} -> {gz} bytes in {:.1}s",
+        compressed.len(),
+        assets::ZOPFLI_ITERATIONS,
+        start.elapsed().as_secs_f64()
+    );
     let restored = assets::restore_previous(dist, kept)?;
     println!(
         "dist: {} (+{restored} files of up to {} previous builds, {})",
