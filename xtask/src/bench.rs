@@ -180,6 +180,7 @@ pub fn print_sizes(sizes: &[Size]) {
         kb(gz),
         kb(shipped)
     );
+    println!("  in bytes: gzip -9 {gz}, shipped {shipped}");
     println!(
         "  budget {} (aim {}), counting the shipped figure: {:.0}% of the budget, {:.0}% of \
          the aim",
