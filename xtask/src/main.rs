@@ -40,11 +40,13 @@ commands:
   serve [--port N]
                build the release page (as `dist`) and serve dist/ on http://127.0.0.1:8080
                with a host's cache headers (docs/deploy.md)
-  dist         the release build of the page into dist/
+  dist         the release build of the page into dist/, each file the pages load with a
+               precompressed FILE.gz (zopfli)
   test         everything CI checks (fmt, source guards, clippy native + wasm32, tests, core
                dependency guard, wasm determinism, dist, size, browser journeys), stopping at
                the first failure
-  bench        download size (raw / gzip) against the budget, cold load and step timings
+  bench        download size (raw / gzip -9 / shipped: dist/'s .gz files) against the budget
+               (counting the shipped figure), cold load and step timings
   determinism  compare the core's determinism report natively and in wasm32 (Node)
   guards       the page's size rules clippy cannot name (float formatting and parsing, a
                second sort), in crates/core/src and crates/web/src
@@ -54,7 +56,8 @@ commands:
                (default v0.32.5; DIRs: git directories, default the /work/.mirror copies)
                into crates/core/src/store/schema.txt; --check compares instead of writing,
                --full prints every reachable field (nothing cut) instead
-  size         dist/'s download (gzip) against the 300 kB budget and xtask/size-baseline.txt
+  size         dist/'s download as shipped (its zopfli .gz files, else gzip -9; both printed)
+               against the 300 kB budget and xtask/size-baseline.txt
   hash-assets DIR
                content-hashed names and sha384 integrity for DIR's release build (the
                release post-build hook of Trunk.toml runs it last; docs/deploy.md)
