@@ -197,6 +197,8 @@ pub fn hash_assets(dir: &Path) -> Result<Vec<Renamed>> {
         std::fs::write(dir.join(new), bytes).with_context(|| format!("cannot write {new}"))?;
         if old != new {
             std::fs::remove_file(dir.join(old)).with_context(|| format!("cannot remove {old}"))?;
+            // A precompressed copy of the old file is no copy of anything here any more.
+            remove_if_present(&dir.join(gz_name(old)))?;
         }
         if replace_name(&mut index, old, new) == 0 {
             bail!("index.html does not name {old}");
@@ -222,6 +224,8 @@ pub fn hash_assets(dir: &Path) -> Result<Vec<Renamed>> {
         &sri(&wasm_new),
     )?;
     std::fs::write(&index_path, &index).context("cannot write index.html")?;
+    // index.html changed under its name: a `.gz` of it (a finished build's) would be stale.
+    remove_if_present(&dir.join(gz_name("index.html")))?;
     Ok(done)
 }
 
@@ -451,6 +455,75 @@ pub fn add_kubectl_page(dist: &Path, from: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The name of `name`'s precompressed copy: `name.gz` (what nginx's `gzip_static` and Caddy's
+/// `precompressed gzip` look for, docs/deploy.md).
+pub fn gz_name(name: &str) -> String {
+    format!("{name}.gz")
+}
+
+fn remove_if_present(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("cannot remove {}", path.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// zopfli's iterations per block for the `.gz` files. Measured on the page's two wasm files
+/// (2 shared cores, load about 3.4 from another build, xtask's dev profile: dependencies at
+/// opt-level 2; 2026-12-01), bytes and seconds for the 700,698 B wasm of `index.html` /
+/// the 839,403 B one of `kubectl.html`:
+///
+/// | iterations | index.html's wasm | kubectl.html's wasm |
+/// |---|---|---|
+/// | gzip -9 (flate2) | 290,053 | 347,520 |
+/// | 1 | 278,211 in 1.86 s | 333,232 in 2.52 s |
+/// | 3 | 277,762 in 2.29 s | 332,843 in 2.92 s |
+/// | 5 | 277,709 in 2.44 s | 332,770 in 3.29 s |
+/// | 15 (zopfli's default) | 277,695 in 3.84 s | 332,742 in 4.82 s |
+///
+/// 5 keeps all but 14 and 28 bytes of the default's gain at about two thirds of its time.
+pub const ZOPFLI_ITERATIONS: u64 = 5;
+
+/// `bytes` as a gzip file by zopfli ([`ZOPFLI_ITERATIONS`]). Deterministic: the same input
+/// gives the same bytes; zopfli's gzip header is constant (no name, MTIME 0, XFL 2, OS 3).
+pub fn zopfli_gzip(bytes: &[u8]) -> Result<Vec<u8>> {
+    let options = zopfli::Options {
+        iteration_count: std::num::NonZeroU64::new(ZOPFLI_ITERATIONS).expect("not zero"),
+        ..zopfli::Options::default()
+    };
+    let mut out = Vec::with_capacity(bytes.len() / 2);
+    zopfli::compress(options, zopfli::Format::Gzip, bytes, &mut out).context("zopfli failed")?;
+    Ok(out)
+}
+
+/// The files `cargo xtask dist` precompresses: everything the two pages load (the wasm, the
+/// glue, the CSS, the worker of [`deployed_build`]) and the pages themselves.
+pub fn precompressed_files(dir: &Path) -> Result<Vec<String>> {
+    let mut names = deployed_build(dir)?;
+    names.push("index.html".to_owned());
+    if dir.join(KUBECTL_PAGE).is_file() {
+        names.push(KUBECTL_PAGE.to_owned());
+    }
+    Ok(names)
+}
+
+/// Writes `NAME.gz` (zopfli, gzip format) next to each of `names` in `dir`; returns the
+/// `(name, plain bytes, gzip bytes)` of each.
+pub fn precompress(dir: &Path, names: &[String]) -> Result<Vec<(String, u64, u64)>> {
+    let mut done = Vec::new();
+    for name in names {
+        let bytes = std::fs::read(dir.join(name)).with_context(|| format!("cannot read {name}"))?;
+        let gz = zopfli_gzip(&bytes)?;
+        let gz_file = gz_name(name);
+        std::fs::write(dir.join(&gz_file), &gz)
+            .with_context(|| format!("cannot write {gz_file}"))?;
+        done.push((name.clone(), bytes.len() as u64, gz.len() as u64));
+    }
+    Ok(done)
+}
+
 /// How many earlier builds' hashed files `cargo xtask dist` keeps in `dist/` (docs/deploy.md).
 pub const KEEP_PREVIOUS: usize = 2;
 /// The list of those builds, newest first, one line of file names per build.
@@ -498,15 +571,18 @@ pub fn keep_previous(dist: &Path) -> Result<Kept> {
     builds.truncate(KEEP_PREVIOUS + 1);
     let mut files = Vec::new();
     for name in builds.iter().flatten() {
-        if let Ok(bytes) = std::fs::read(dist.join(name)) {
-            files.push((name.clone(), bytes));
+        // Each file and its precompressed copy, when it has one.
+        for name in [name.clone(), gz_name(name)] {
+            if let Ok(bytes) = std::fs::read(dist.join(&name)) {
+                files.push((name, bytes));
+            }
         }
     }
     Ok(Kept { builds, files })
 }
 
-/// Puts the kept builds' files back into the new `dist` (never over the new build's) and
-/// writes its history file; returns the number of files put back.
+/// Puts the kept builds' files (and their `.gz`) back into the new `dist` (never over the new
+/// build's) and writes its history file; returns the number of files put back.
 pub fn restore_previous(dist: &Path, kept: Kept) -> Result<usize> {
     let current = deployed_build(dist)?;
     let builds: Vec<&Vec<String>> = kept
@@ -518,7 +594,8 @@ pub fn restore_previous(dist: &Path, kept: Kept) -> Result<usize> {
     let mut restored = 0;
     for (name, bytes) in &kept.files {
         let path = dist.join(name);
-        if builds.iter().any(|b| b.contains(name)) && !path.exists() {
+        let file = name.strip_suffix(".gz").unwrap_or(name).to_owned();
+        if builds.iter().any(|b| b.contains(&file)) && !path.exists() {
             std::fs::write(&path, bytes).with_context(|| format!("cannot write {name}"))?;
             restored += 1;
         }
@@ -697,11 +774,74 @@ window.wasmBindings = bindings;</script>\
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    fn gunzip(gz: &[u8]) -> Vec<u8> {
+        use std::io::Read;
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(gz)
+            .read_to_end(&mut out)
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn zopfli_gzip_is_deterministic_and_decodes_to_the_input() {
+        let text: Vec<u8> = (0..20_000u32)
+            .flat_map(|i| format!("line {} of {}\n", i % 97, i % 13).into_bytes())
+            .collect();
+        let gz = zopfli_gzip(&text).unwrap();
+        assert_eq!(gz, zopfli_gzip(&text).unwrap(), "same input, same bytes");
+        assert_eq!(gunzip(&gz), text);
+        assert!(gz.len() < text.len() / 5, "{}", gz.len());
+        // The header: magic, deflate, no flags (so no name or comment), MTIME 0, XFL 2, OS 3.
+        assert_eq!(gz[..10], [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 3]);
+        // No smaller than gzip -9 would make it.
+        assert!(gz.len() as u64 <= crate::bench::gzip_len(&text).unwrap());
+    }
+
+    #[test]
+    fn precompress_writes_a_gz_next_to_each_file_the_pages_load() {
+        let dir = temp("gz");
+        build(&dir);
+        hash_assets(&dir).unwrap();
+        let names = precompressed_files(&dir).unwrap();
+        assert_eq!(names.len(), 5, "{names:?}");
+        assert_eq!(names[4], "index.html");
+        let done = precompress(&dir, &names).unwrap();
+        for (name, raw, gz) in &done {
+            let plain = std::fs::read(dir.join(name)).unwrap();
+            let packed = std::fs::read(dir.join(gz_name(name))).unwrap();
+            assert_eq!((*raw, *gz), (plain.len() as u64, packed.len() as u64));
+            assert_eq!(gunzip(&packed), plain, "{name}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn rehashing_a_build_drops_the_gz_files_it_makes_stale() {
+        let dir = temp("gz-stale");
+        build(&dir);
+        let first = hash_assets(&dir).unwrap();
+        precompress(&dir, &precompressed_files(&dir).unwrap()).unwrap();
+        // The stylesheet changes: its old name and the old index.html's .gz go, the others'
+        // (same content, same name) stay.
+        std::fs::write(dir.join(&first[2].new), "p{}").unwrap();
+        let second = hash_assets(&dir).unwrap();
+        assert_ne!(second[2].new, first[2].new);
+        assert!(!dir.join(gz_name(&first[2].new)).exists());
+        assert!(!dir.join(gz_name("index.html")).exists());
+        for r in [&second[0], &second[1], &second[3]] {
+            let packed = std::fs::read(dir.join(gz_name(&r.new))).unwrap();
+            assert_eq!(gunzip(&packed), std::fs::read(dir.join(&r.new)).unwrap());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn a_new_build_keeps_the_two_previous_builds_files() {
         let dist = temp("keep");
         build(&dist);
         let a = hash_assets(&dist).unwrap();
+        precompress(&dist, &precompressed_files(&dist).unwrap()).unwrap();
         let mut names = vec![a.iter().map(|r| r.new.clone()).collect::<Vec<_>>()];
         // Three more builds, each with another stylesheet (trunk replaces dist/ every time).
         for css in ["b{}", "c{}", "d{}"] {
@@ -710,19 +850,24 @@ window.wasmBindings = bindings;</script>\
             build(&dist);
             std::fs::write(dist.join("style.css"), css).unwrap();
             hash_assets(&dist).unwrap();
+            precompress(&dist, &precompressed_files(&dist).unwrap()).unwrap();
             restore_previous(&dist, kept).unwrap();
             names.push(current_build(&dist).unwrap());
         }
         let present = |n: &String| dist.join(n).exists();
-        // The newest build and the two before it are complete; the oldest stylesheet is gone
-        // (its other files are shared with the newer builds, so they stay).
+        let gz_present = |n: &String| dist.join(gz_name(n)).exists();
+        // The newest build and the two before it are complete, with their .gz files; the
+        // oldest stylesheet is gone (its other files are shared with the newer builds, so they
+        // stay).
         for build in &names[1..] {
             assert!(build.iter().all(present), "{build:?}");
+            assert!(build.iter().all(gz_present), "{build:?}");
         }
         assert!(
             !present(&names[0][2]),
             "the first build's CSS is no longer kept"
         );
+        assert!(!gz_present(&names[0][2]), "nor its .gz");
         let history = std::fs::read_to_string(dist.join(HISTORY_FILE)).unwrap();
         let lines: Vec<&str> = history.lines().filter(|l| !l.starts_with('#')).collect();
         assert_eq!(lines, [names[2].join(" "), names[1].join(" ")]);

@@ -13,7 +13,7 @@
 //! - `hash-assets DIR`: content-hashed names and integrity, the hook's last step.
 //!
 //! Deliberately small (anyhow, flate2, proc-macro2 for the guards' lexer, sha2 + base64 for
-//! hash-assets) so that `cargo xtask`
+//! hash-assets, zopfli for dist's `.gz` files) so that `cargo xtask`
 //! compiles quickly.
 
 mod assets;
@@ -40,11 +40,13 @@ commands:
   serve [--port N]
                build the release page (as `dist`) and serve dist/ on http://127.0.0.1:8080
                with a host's cache headers (docs/deploy.md)
-  dist         the release build of the page into dist/
+  dist         the release build of the page into dist/, each file the pages load with a
+               precompressed FILE.gz (zopfli)
   test         everything CI checks (fmt, source guards, clippy native + wasm32, tests, core
                dependency guard, wasm determinism, dist, size, browser journeys), stopping at
                the first failure
-  bench        download size (raw / gzip) against the budget, cold load and step timings
+  bench        download size (raw / gzip -9 / shipped: dist/'s .gz files) against the budget
+               (counting the shipped figure), cold load and step timings
   determinism  compare the core's determinism report natively and in wasm32 (Node)
   guards       the page's size rules clippy cannot name (float formatting and parsing, a
                second sort), in crates/core/src and crates/web/src
@@ -54,7 +56,8 @@ commands:
                (default v0.32.5; DIRs: git directories, default the /work/.mirror copies)
                into crates/core/src/store/schema.txt; --check compares instead of writing,
                --full prints every reachable field (nothing cut) instead
-  size         dist/'s download (gzip) against the 300 kB budget and xtask/size-baseline.txt
+  size         dist/'s download as shipped (its zopfli .gz files, else gzip -9; both printed)
+               against the 300 kB budget and xtask/size-baseline.txt
   hash-assets DIR
                content-hashed names and sha384 integrity for DIR's release build (the
                release post-build hook of Trunk.toml runs it last; docs/deploy.md)
@@ -134,8 +137,10 @@ fn real_main() -> Result<()> {
 
 /// `trunk build --release` (offline, wasm-opt on) into `dist/`, then the same page with the
 /// kubectl model (`kubectl.html`, rvlab-web's `kubectl` feature) into its own directory, moved
-/// into `dist/` as `kubectl.html` and its files (docs/size.md, "Issue #14"); keeps the hashed
-/// files of the previous builds there for pages opened before a deploy (docs/deploy.md).
+/// into `dist/` as `kubectl.html` and its files (docs/size.md, "Issue #14"); writes a
+/// precompressed `FILE.gz` next to the two pages and each file they load; keeps the hashed
+/// files of the previous builds (and their `.gz`) there for pages opened before a deploy
+/// (docs/deploy.md).
 pub fn dist() -> Result<()> {
     let dist = std::path::Path::new("dist");
     let kept = assets::keep_previous(dist)?;
@@ -153,6 +158,19 @@ pub fn dist() -> Result<()> {
         ],
     )))?;
     assets::add_kubectl_page(dist, &kubectl_dist)?;
+    // The precompressed FILE.gz of every file the pages load, for hosts that serve them
+    // (docs/deploy.md); then the previous builds' files, with theirs.
+    let start = Instant::now();
+    let compressed = assets::precompress(dist, &assets::precompressed_files(dist)?)?;
+    let (raw, gz) = compressed
+        .iter()
+        .fold((0, 0), |(r, g), (_, raw, gz)| (r + raw, g + gz));
+    println!(
+        "dist: {} files precompressed (zopfli, {} iterations): {raw} -> {gz} bytes in {:.1}s",
+        compressed.len(),
+        assets::ZOPFLI_ITERATIONS,
+        start.elapsed().as_secs_f64()
+    );
     let restored = assets::restore_previous(dist, kept)?;
     println!(
         "dist: {} (+{restored} files of up to {} previous builds, {})",

@@ -1,18 +1,20 @@
-//! `cargo xtask size`: the page's download (`dist/`) against the budget and the committed
-//! baseline, a ratchet (the size stage of `cargo xtask test`, after `dist`; docs/size.md).
+//! `cargo xtask size`: the page's download as shipped (`dist/`'s precompressed `.gz` files)
+//! against the budget and the committed baseline, a ratchet (the size stage of `cargo xtask test`, after `dist`; docs/size.md).
 
-use crate::bench::{download_sizes, download_sizes_of, kb, print_sizes, BUDGET};
+use crate::bench::{download_sizes, download_sizes_of, kb, print_sizes, shipped_total, BUDGET};
 use anyhow::{bail, Context, Result};
 use std::path::Path;
 
-/// The committed baseline: the page's gzip bytes when it last changed on purpose.
+/// The committed baseline: the page's shipped bytes (its `.gz` files, [`crate::bench::Size`])
+/// when it last changed on purpose.
 pub const BASELINE_FILE: &str = "xtask/size-baseline.txt";
 /// The committed baseline of the page's kubectl build (`kubectl.html`).
 pub const KUBECTL_BASELINE_FILE: &str = "xtask/size-baseline-kubectl.txt";
-/// How much the page may grow over the baseline without updating it (bytes of gzip).
+/// How much the page may grow over the baseline without updating it (bytes as shipped).
 pub const SLACK: u64 = 2_000;
 
-/// Measures `dist/` (wasm + JS + CSS, gzip level 9, as `cargo xtask bench`) and checks it:
+/// Measures `dist/` (wasm + JS + CSS, as shipped: each file's precompressed `.gz`, else its
+/// gzip level 9; both figures printed, as `cargo xtask bench` does) and checks the shipped one:
 /// the page `index.html` loads against the budget and its baseline; the kubectl build
 /// `kubectl.html` loads (only for a kubectl scenario) against its own baseline, a ratchet
 /// without the budget: with the kubectl model the page does not fit it (docs/size.md).
@@ -20,14 +22,14 @@ pub fn size() -> Result<()> {
     let dist = Path::new("dist");
     let sizes = download_sizes(dist)?;
     print_sizes(&sizes);
-    let total: u64 = sizes.iter().map(|s| s.gzip).sum();
+    let total = shipped_total(&sizes);
     let baseline = read_baseline(BASELINE_FILE)?;
     let short_names = !crate::names::skipped();
     let first = check(total, baseline, short_names);
     let kubectl = download_sizes_of(dist, crate::assets::KUBECTL_PAGE)?;
     println!("\nthe kubectl build ({}):", crate::assets::KUBECTL_PAGE);
     print_sizes(&kubectl);
-    let k_total: u64 = kubectl.iter().map(|s| s.gzip).sum();
+    let k_total = shipped_total(&kubectl);
     let k_baseline = read_baseline(KUBECTL_BASELINE_FILE)?;
     println!("{}", first?);
     println!("{}", check_kubectl(k_total, k_baseline, short_names)?);
@@ -43,7 +45,7 @@ fn read_baseline(file: &str) -> Result<u64> {
 /// `baseline` (when `ratchet`); otherwise the error says what to do.
 pub fn check_kubectl(total: u64, baseline: u64, ratchet: bool) -> Result<String> {
     let what = format!(
-        "the kubectl build ({}, loaded only for kubectl scenarios): {} gzip ({total} bytes)",
+        "the kubectl build ({}, loaded only for kubectl scenarios): {} shipped ({total} bytes)",
         crate::assets::KUBECTL_PAGE,
         kb(total)
     );
@@ -89,7 +91,7 @@ pub fn parse_baseline(text: &str) -> Result<u64> {
 pub fn check(total: u64, baseline: u64, ratchet: bool) -> Result<String> {
     if total > BUDGET {
         bail!(
-            "the page's download is {} gzip, over the {} budget (product.md, docs/size.md); \
+            "the page's download is {} as shipped, over the {} budget (product.md, docs/size.md); \
              the budget does not move: make the page smaller (docs/size.md, \"How to look\")",
             kb(total),
             kb(BUDGET)
@@ -97,7 +99,7 @@ pub fn check(total: u64, baseline: u64, ratchet: bool) -> Result<String> {
     }
     if !ratchet {
         return Ok(format!(
-            "size: {} gzip ({total} bytes), within the {} budget; the baseline ({}) is not \
+            "size: {} shipped ({total} bytes), within the {} budget; the baseline ({}) is not \
              compared because {}=1 (the import and export names are long, a few kB more)",
             kb(total),
             kb(BUDGET),
@@ -107,7 +109,7 @@ pub fn check(total: u64, baseline: u64, ratchet: bool) -> Result<String> {
     }
     if total > baseline + SLACK {
         bail!(
-            "the page's download grew to {} gzip, {} over the committed baseline of {} \
+            "the page's download grew to {} shipped, {} over the committed baseline of {} \
              ({BASELINE_FILE}); at most {} of growth passes unnoticed. If the growth is \
              deliberate, write {total} into {BASELINE_FILE} in the same commit and say in its \
              message why the page needs it; otherwise find what grew (docs/size.md, \
@@ -119,7 +121,7 @@ pub fn check(total: u64, baseline: u64, ratchet: bool) -> Result<String> {
         );
     }
     let mut line = format!(
-        "size: {} gzip ({total} bytes), within the {} budget and {} of the baseline ({})",
+        "size: {} shipped ({total} bytes), within the {} budget and {} of the baseline ({})",
         kb(total),
         kb(BUDGET),
         kb(SLACK),

@@ -13,6 +13,8 @@ pub fn content_type(path: &Path) -> &'static str {
         "svg" => "image/svg+xml",
         "png" => "image/png",
         "ico" => "image/x-icon",
+        // A precompressed file asked for by its own name (`FILE.gz`): the gzip file itself.
+        "gz" => "application/gzip",
         _ => "application/octet-stream",
     }
 }
@@ -70,5 +72,6 @@ mod tests {
             "text/html; charset=utf-8"
         );
         assert_eq!(content_type(Path::new("x.bin")), "application/octet-stream");
+        assert_eq!(content_type(Path::new("x.wasm.gz")), "application/gzip");
     }
 }

@@ -5,6 +5,9 @@
 //! - [`policy`]: `Cache-Control` by file name: content-hashed files are immutable for a year,
 //!   everything else (`index.html`, `embed-sample.html`) is revalidated on every use;
 //! - [`etag`]: strong ETags (a content hash) and `If-None-Match` (answered with 304);
+//! - [`encoding`]: `Accept-Encoding`: a file with a precompressed `FILE.gz` next to it (as
+//!   `cargo xtask dist` writes them) is sent gzip'd to a client that accepts gzip, as nginx's
+//!   `gzip_static on;` or Caddy's `precompressed gzip` do;
 //! - [`files`]: request path → file under a root (nothing escapes it), Content-Type;
 //! - [`server`]: the [`Server`] handle: its URL, a request log, the roots it serves (switchable
 //!   at run time, the first root that has a file wins) and an optional mount prefix.
@@ -15,6 +18,7 @@
 //! with dependencies at opt-level 2): this crate with anyhow builds in 3.8 s; a probe crate with
 //! `tiny_http` 0.12 and anyhow in 16.4 s (4.4 s at opt-level 0).
 
+pub mod encoding;
 pub mod etag;
 pub mod files;
 pub mod policy;

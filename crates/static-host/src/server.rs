@@ -1,6 +1,8 @@
 //! The server: one thread accepting on a TCP listener, one thread per connection, one request
-//! per connection (`Connection: close`), answers per [`crate::policy`] with a strong ETag.
+//! per connection (`Connection: close`), answers per [`crate::policy`] with a strong ETag, and
+//! a file's precompressed `FILE.gz` to a client that accepts gzip.
 
+use crate::encoding::accepts_gzip;
 use crate::etag::{etag, none_match};
 use crate::files::{content_type, resolve};
 use crate::policy::cache_control;
@@ -141,12 +143,21 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// The most a request's line and headers may take.
 const MAX_HEAD: u64 = 64 * 1024;
 
-/// A request's method, path and `If-None-Match`, or `None` when its head is malformed.
-fn read_request(stream: &TcpStream) -> Result<Option<(String, String, Option<String>)>> {
+/// What the server reads of a request.
+struct Request {
+    method: String,
+    /// The path, query string dropped.
+    path: String,
+    if_none_match: Option<String>,
+    accept_encoding: Option<String>,
+}
+
+/// A request's method, path and the headers it uses, or `None` when its head is malformed.
+fn read_request(stream: &TcpStream) -> Result<Option<Request>> {
     let mut reader = BufReader::new(stream.try_clone()?.take(MAX_HEAD));
     let mut request_line = String::new();
     reader.read_line(&mut request_line)?;
-    let mut if_none_match = None;
+    let (mut if_none_match, mut accept_encoding) = (None, None::<String>);
     // Read the headers up to the blank line (requests we serve have no body).
     loop {
         let mut line = String::new();
@@ -154,8 +165,15 @@ fn read_request(stream: &TcpStream) -> Result<Option<(String, String, Option<Str
             break;
         }
         if let Some((name, value)) = line.split_once(':') {
-            if name.trim().eq_ignore_ascii_case("if-none-match") {
-                if_none_match = Some(value.trim().to_owned());
+            let (name, value) = (name.trim(), value.trim());
+            if name.eq_ignore_ascii_case("if-none-match") {
+                if_none_match = Some(value.to_owned());
+            } else if name.eq_ignore_ascii_case("accept-encoding") {
+                // Repeated header lines are one comma-separated list (RFC 9110 §5.3).
+                accept_encoding = Some(match accept_encoding {
+                    Some(before) => format!("{before}, {value}"),
+                    None => value.to_owned(),
+                });
             }
         }
     }
@@ -165,7 +183,12 @@ fn read_request(stream: &TcpStream) -> Result<Option<(String, String, Option<Str
         return Ok(None);
     };
     let path = target.split(['?', '#']).next().unwrap_or("/").to_owned();
-    Ok(Some((method.to_owned(), path, if_none_match)))
+    Ok(Some(Request {
+        method: method.to_owned(),
+        path,
+        if_none_match,
+        accept_encoding,
+    }))
 }
 
 /// What to send back.
@@ -190,8 +213,16 @@ impl Answer {
     }
 }
 
-/// The answer to `method path` (no I/O but reading the file).
-fn answer(shared: &Shared, method: &str, path: &str, if_none_match: Option<&str>) -> Answer {
+/// The answer to a request (no I/O but reading the file and its `.gz`).
+///
+/// A file `FILE` with a `FILE.gz` next to it (in the same root) has two representations: when
+/// the request's `Accept-Encoding` allows gzip, the `.gz`'s bytes are sent with
+/// `Content-Encoding: gzip` and their own ETag (a hash of those bytes, so a cache never takes
+/// one for the other), otherwise `FILE` itself; both carry `Vary: Accept-Encoding` and `FILE`'s
+/// Content-Type and Cache-Control. A `FILE.gz` without `FILE` is never sent as `FILE` (404: a
+/// client refusing gzip could not be answered); requested by its own name it is a plain file.
+fn answer(shared: &Shared, req: &Request) -> Answer {
+    let (method, path) = (req.method.as_str(), req.path.as_str());
     if method != "GET" && method != "HEAD" {
         let mut a = Answer::plain(405, "Method Not Allowed", "method not allowed");
         a.headers.push(("Allow", "GET, HEAD".into()));
@@ -214,17 +245,33 @@ fn answer(shared: &Shared, method: &str, path: &str, if_none_match: Option<&str>
         .iter()
         .filter_map(|root| resolve(root, below))
         .find(|f| f.is_file());
-    let Some(body) = file.as_ref().and_then(|f| std::fs::read(f).ok()) else {
+    let Some(plain) = file.as_ref().and_then(|f| std::fs::read(f).ok()) else {
         return Answer::plain(404, "Not Found", "not found");
     };
     let file: &Path = file.as_deref().unwrap_or(Path::new(""));
     let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let gz_path = file.with_file_name(format!("{name}.gz"));
+    let has_gz = !name.is_empty() && gz_path.is_file();
+    let gzipped = if has_gz && accepts_gzip(req.accept_encoding.as_deref()) {
+        std::fs::read(&gz_path).ok()
+    } else {
+        None
+    };
+    let encoded = gzipped.is_some();
+    let body = gzipped.unwrap_or(plain);
     let tag = etag(&body);
     let mut headers = vec![
         ("Cache-Control", cache_control(name).to_owned()),
         ("ETag", tag.clone()),
     ];
-    if if_none_match.is_some_and(|h| none_match(h, &tag)) {
+    if has_gz {
+        headers.push(("Vary", "Accept-Encoding".to_owned()));
+    }
+    if req
+        .if_none_match
+        .as_deref()
+        .is_some_and(|h| none_match(h, &tag))
+    {
         return Answer {
             status: 304,
             reason: "Not Modified",
@@ -233,6 +280,9 @@ fn answer(shared: &Shared, method: &str, path: &str, if_none_match: Option<&str>
         };
     }
     headers.insert(0, ("Content-Type", content_type(file).to_owned()));
+    if encoded {
+        headers.insert(1, ("Content-Encoding", "gzip".to_owned()));
+    }
     Answer {
         status: 200,
         reason: "OK",
@@ -244,9 +294,9 @@ fn answer(shared: &Shared, method: &str, path: &str, if_none_match: Option<&str>
 fn handle(stream: TcpStream, shared: &Shared) -> Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(30)))?;
     let (method, path, answer) = match read_request(&stream)? {
-        Some((method, path, inm)) => {
-            let a = answer(shared, &method, &path, inm.as_deref());
-            (method, path, a)
+        Some(req) => {
+            let a = answer(shared, &req);
+            (req.method, req.path, a)
         }
         None => (
             String::new(),

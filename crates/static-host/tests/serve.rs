@@ -237,3 +237,169 @@ fn a_mount_prefix_serves_only_below_it() {
     }
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A directory with `app-0123456789abcdef.js` and its precompressed `.gz` (stand-in bytes:
+/// the server sends the file as it is, it never compresses or decompresses), `index.html`
+/// without one, and `lone-0123456789abcdef.js.gz` whose plain file is missing.
+fn gz_dir(tag: &str) -> PathBuf {
+    dir(
+        tag,
+        &[
+            ("index.html", "<p>plain only</p>"),
+            ("app-0123456789abcdef.js", "let app = 1;"),
+            ("app-0123456789abcdef.js.gz", "GZ-BYTES"),
+            ("lone-0123456789abcdef.js.gz", "LONE"),
+        ],
+    )
+}
+
+const APP: &str = "/app-0123456789abcdef.js";
+
+#[test]
+fn a_client_accepting_gzip_gets_the_precompressed_file() {
+    let root = gz_dir("gz");
+    let server = serve(vec![root.clone()]).unwrap();
+    let gz = request(
+        &server,
+        "GET",
+        APP,
+        "Accept-Encoding: gzip, deflate, br\r\n",
+    );
+    assert_eq!((gz.status, gz.body.as_slice()), (200, &b"GZ-BYTES"[..]));
+    assert_eq!(gz.header("content-encoding"), Some("gzip"));
+    assert_eq!(gz.header("content-length"), Some("8"));
+    // The original file's type and cache policy, and Vary.
+    assert_eq!(
+        gz.header("content-type"),
+        Some("text/javascript; charset=utf-8")
+    );
+    assert_eq!(
+        gz.header("cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
+    assert_eq!(gz.header("vary"), Some("Accept-Encoding"));
+    for refuses in [
+        "",
+        "Accept-Encoding: gzip;q=0\r\n",
+        "Accept-Encoding: br\r\n",
+    ] {
+        let plain = request(&server, "GET", APP, refuses);
+        assert_eq!(
+            (plain.status, plain.body.as_slice()),
+            (200, &b"let app = 1;"[..]),
+            "{refuses:?}"
+        );
+        assert_eq!(plain.header("content-encoding"), None, "{refuses:?}");
+        assert_eq!(plain.header("vary"), Some("Accept-Encoding"), "{refuses:?}");
+        assert_eq!(plain.header("content-type"), gz.header("content-type"));
+        assert_eq!(plain.header("cache-control"), gz.header("cache-control"));
+        // Two representations, two tags.
+        assert_ne!(plain.header("etag"), gz.header("etag"), "{refuses:?}");
+    }
+    // `*` and a repeated header line count too.
+    let star = request(&server, "GET", APP, "Accept-Encoding: *\r\n");
+    assert_eq!(star.header("content-encoding"), Some("gzip"));
+    let two_lines = request(
+        &server,
+        "GET",
+        APP,
+        "Accept-Encoding: br\r\naccept-encoding: gzip\r\n",
+    );
+    assert_eq!(two_lines.body, b"GZ-BYTES");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn files_without_a_gz_have_no_vary_and_a_gz_alone_is_not_its_plain_file() {
+    let root = gz_dir("gz-alone");
+    let server = serve(vec![root.clone()]).unwrap();
+    let page = request(&server, "GET", "/", "Accept-Encoding: gzip\r\n");
+    assert_eq!(page.body, b"<p>plain only</p>");
+    assert_eq!(page.header("content-encoding"), None);
+    assert_eq!(page.header("vary"), None);
+    // `lone-….js.gz` exists, `lone-….js` does not: not found, with or without gzip.
+    for accept in ["", "Accept-Encoding: gzip\r\n"] {
+        let lone = request(&server, "GET", "/lone-0123456789abcdef.js", accept);
+        assert_eq!(lone.status, 404, "{accept:?}");
+    }
+    // A .gz asked for by its own name is an ordinary file: its bytes, as application/gzip,
+    // not declared as an encoding of something else.
+    let direct = request(
+        &server,
+        "GET",
+        &format!("{APP}.gz"),
+        "Accept-Encoding: gzip\r\n",
+    );
+    assert_eq!(
+        (direct.status, direct.body.as_slice()),
+        (200, &b"GZ-BYTES"[..])
+    );
+    assert_eq!(direct.header("content-type"), Some("application/gzip"));
+    assert_eq!(direct.header("content-encoding"), None);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn the_gz_must_be_in_the_root_that_serves_the_file() {
+    // The new build's root has the plain file only; an older root behind it has a .gz of
+    // another content under the same name: the plain file wins, never the other root's .gz.
+    let new = dir("gz-new", &[("app-0123456789abcdef.js", "new")]);
+    let old = gz_dir("gz-old");
+    let server = serve(vec![new.clone(), old.clone()]).unwrap();
+    let r = request(&server, "GET", APP, "Accept-Encoding: gzip\r\n");
+    assert_eq!(r.body, b"new");
+    assert_eq!(r.header("content-encoding"), None);
+    let _ = std::fs::remove_dir_all(&new);
+    let _ = std::fs::remove_dir_all(&old);
+}
+
+#[test]
+fn if_none_match_and_head_per_encoding() {
+    let root = gz_dir("gz-304");
+    let server = serve(vec![root.clone()]).unwrap();
+    let accept = "Accept-Encoding: gzip\r\n";
+    let gz = request(&server, "GET", APP, accept);
+    let plain = request(&server, "GET", APP, "");
+    let (gz_tag, plain_tag) = (gz.header("etag").unwrap(), plain.header("etag").unwrap());
+    // Each representation's tag revalidates that representation only.
+    let again = request(
+        &server,
+        "GET",
+        APP,
+        &format!("{accept}If-None-Match: {gz_tag}\r\n"),
+    );
+    assert_eq!(again.status, 304);
+    assert!(again.body.is_empty());
+    assert_eq!(again.header("etag"), Some(gz_tag));
+    assert_eq!(again.header("vary"), Some("Accept-Encoding"));
+    let again = request(
+        &server,
+        "GET",
+        APP,
+        &format!("If-None-Match: {plain_tag}\r\n"),
+    );
+    assert_eq!((again.status, again.header("etag")), (304, Some(plain_tag)));
+    // The other representation's tag does not match: the full answer in this encoding.
+    let cross = request(
+        &server,
+        "GET",
+        APP,
+        &format!("{accept}If-None-Match: {plain_tag}\r\n"),
+    );
+    assert_eq!(
+        (cross.status, cross.body.as_slice()),
+        (200, &b"GZ-BYTES"[..])
+    );
+    let cross = request(&server, "GET", APP, &format!("If-None-Match: {gz_tag}\r\n"));
+    assert_eq!(
+        (cross.status, cross.body.as_slice()),
+        (200, &b"let app = 1;"[..])
+    );
+    // HEAD: the headers of the GET in the same encoding, no body.
+    let head = request(&server, "HEAD", APP, accept);
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+    assert_eq!(head.headers, gz.headers);
+    assert_eq!(request(&server, "HEAD", APP, "").headers, plain.headers);
+    let _ = std::fs::remove_dir_all(&root);
+}

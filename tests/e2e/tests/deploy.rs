@@ -5,8 +5,10 @@
 //! with the host's cache headers (`rvlab-static`), opens the page, an embed and a second page,
 //! then deploys build B over it: B is A with a changed wasm, glue, stylesheet and worker,
 //! renamed by `cargo xtask hash-assets` (so every one of its four files has another name), and
-//! served with A's files still reachable behind it, as `cargo xtask dist` keeps them. It has its
-//! own server; the journey starts with an empty HTTP cache (a first visit).
+//! served with A's files still reachable behind it, as `cargo xtask dist` keeps them. A has the
+//! precompressed `.gz` files `cargo xtask dist` writes (the browser gets its wasm gzip'd), B has
+//! none (served as they are). It has its own server; the journey starts with an empty HTTP
+//! cache (a first visit).
 
 use anyhow::{ensure, Context, Result};
 use base64::Engine as _;
@@ -33,6 +35,53 @@ fn build_files(index: &str) -> Vec<String> {
     }
     names.sort();
     names
+}
+
+fn gunzip(gz: &[u8]) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(gz).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// `GET path` on `server` with `Accept-Encoding: accept`, as a plain HTTP client: the
+/// response's headers (names lowercased) and body.
+fn get(server: &rvlab_static::Server, path: &str, accept: &str) -> Result<(String, Vec<u8>)> {
+    use std::io::{Read, Write};
+    let url = server.url();
+    let addr = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap_or("");
+    let mut s = std::net::TcpStream::connect(addr)?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept-Encoding: {accept}\r\n\r\n"
+    )?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw)?;
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .context("no end of the head")?;
+    let head = String::from_utf8(raw[..split].to_vec())?.to_ascii_lowercase();
+    Ok((head, raw[split + 4..].to_vec()))
+}
+
+/// What Resource Timing says the document received for `file`: `(encodedBodySize,
+/// decodedBodySize)`, the bytes as transferred (after any content coding) and as decoded.
+fn received(page: &Page, file: &str) -> Result<(u64, u64)> {
+    let v = page.script(&format!(
+        "const e = performance.getEntriesByType('resource')\
+           .filter(e => e.name.split('/').pop() === '{file}'); \
+         return e.length ? [e[0].encodedBodySize, e[0].decodedBodySize] : null"
+    ))?;
+    let n = |i: usize| v.get(i).and_then(Value::as_u64);
+    match (n(0), n(1)) {
+        (Some(enc), Some(dec)) => Ok((enc, dec)),
+        _ => anyhow::bail!("no resource timing entry for {file}: {v}"),
+    }
 }
 
 fn sri(bytes: &[u8]) -> String {
@@ -142,6 +191,10 @@ fn check_page(dist: &Path, index: &str) -> Result<()> {
             .map(|b| format!("{b:02x}"))
             .collect();
         ensure!(hash == hex, "{name}: its content's sha384 starts {hex}");
+        // `cargo xtask dist` ships each file precompressed too; the .gz is the same bytes.
+        let gz = std::fs::read(dist.join(format!("{name}.gz")))
+            .with_context(|| format!("{name}.gz in dist/"))?;
+        ensure!(gunzip(&gz)? == bytes, "{name}.gz is not {name} compressed");
     }
     let stated = stated_integrity(index)?;
     // The stylesheet and the wasm's preload, the glue's modulepreload, the import map, the fetch.
@@ -176,6 +229,11 @@ fn copy_build(dist: &Path, to: &Path) -> Result<Vec<String>> {
         .chain(["index.html", "embed-sample.html"])
     {
         std::fs::copy(dist.join(name), to.join(name)).with_context(|| format!("copy {name}"))?;
+        // And its precompressed copy where `cargo xtask dist` wrote one.
+        let gz = format!("{name}.gz");
+        if dist.join(&gz).is_file() {
+            std::fs::copy(dist.join(&gz), to.join(&gz)).with_context(|| format!("copy {gz}"))?;
+        }
     }
     Ok(files)
 }
@@ -309,6 +367,36 @@ fn deploy(page: &Page, site: &Site) -> Result<()> {
         "every file is there: {}",
         site.log()
     );
+    // A's files have their precompressed .gz (as `cargo xtask dist` writes them): the browser
+    // got the wasm gzip'd, exactly the .gz's bytes, and decoded it to the file whose sha384
+    // the page checked (it runs, so the integrity held).
+    let wasm_plain = std::fs::metadata(site.a.join(&wasm_a))?.len();
+    let wasm_gz = std::fs::metadata(site.a.join(format!("{wasm_a}.gz")))?.len();
+    ensure!(wasm_gz < wasm_plain, "{wasm_gz} < {wasm_plain}");
+    let (encoded, decoded) = received(page, &wasm_a)?;
+    eprintln!("the wasm as received: {encoded} bytes encoded, {decoded} decoded");
+    ensure!(
+        (encoded, decoded) == (wasm_gz, wasm_plain),
+        "the browser received {encoded} bytes decoded to {decoded}; the .gz has {wasm_gz}, \
+         the wasm {wasm_plain}"
+    );
+    // The same answer to a plain client, header by header, and the plain file without gzip.
+    let wasm_path = format!("{index_path}{wasm_a}");
+    let (head, body) = get(&site.server, &wasm_path, "gzip, deflate, br, zstd")?;
+    ensure!(
+        head.contains("\r\ncontent-encoding: gzip\r\n")
+            && head.contains("\r\ncontent-type: application/wasm\r\n")
+            && head.contains("\r\nvary: accept-encoding\r\n"),
+        "{head}"
+    );
+    ensure!(
+        gunzip(&body)? == std::fs::read(site.a.join(&wasm_a))?,
+        "the gzip'd body is the wasm"
+    );
+    let (head, body) = get(&site.server, &wasm_path, "identity")?;
+    ensure!(!head.contains("content-encoding"), "{head}");
+    ensure!(body.len() as u64 == wasm_plain, "the plain wasm");
+    site.server.clear_log();
     // An embed and a second page of A, in their own tabs.
     let tab_embed = session.new_tab()?;
     session.switch_to_window(&tab_embed)?;
@@ -373,6 +461,20 @@ fn deploy(page: &Page, site: &Site) -> Result<()> {
         "return getComputedStyle(document.documentElement).getPropertyValue('--rvlab-build').trim()",
     )?;
     ensure!(build == "b", "B's stylesheet applies: {build}");
+    // B has no .gz files (`hash-assets` renamed all four and dropped A's copies, and
+    // index.html's, which it rewrote): its wasm came as it is.
+    let b_plain = std::fs::metadata(site.b.join(&wasm_b))?.len();
+    ensure!(
+        !site.b.join(format!("{wasm_b}.gz")).exists()
+            && !site.b.join("index.html.gz").exists()
+            && !site.b.join(format!("{wasm_a}.gz")).exists(),
+        "B holds no stale .gz"
+    );
+    let (encoded, decoded) = received(page, &wasm_b)?;
+    ensure!(
+        (encoded, decoded) == (b_plain, b_plain),
+        "B's wasm as received: {encoded} encoded, {decoded} decoded, the file has {b_plain}"
+    );
     ensure!(
         site.requested(&site.a_files) == 0,
         "nothing of A: {}",
