@@ -562,7 +562,17 @@ fn write_pack(
     title: &str,
     json: &str,
 ) -> Result<usize, String> {
-    let files = page_files(page)?;
+    // The pages' precompressed copies (`index.html.gz`: docs/deploy.md) are the pages without
+    // the course, and a host that serves them would serve those: they are left out.
+    let stale = |rel: &PathBuf| {
+        PAGES
+            .iter()
+            .any(|p| rel.as_path() == Path::new(&format!("{p}.gz")))
+    };
+    let files: Vec<PathBuf> = page_files(page)?
+        .into_iter()
+        .filter(|f| !stale(f))
+        .collect();
     let abs_out = std::path::absolute(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let parent = abs_out
         .parent()
@@ -615,7 +625,15 @@ fn stage_and_move(
         return std::fs::rename(stage, out)
             .map_err(|e| format!("cannot move the pack to {}: {e}", out.display()));
     }
-    // An earlier pack: every other file first, then kubectl.html, index.html last.
+    // An earlier pack: every other file first, then kubectl.html, index.html last; a
+    // precompressed copy of a page there would be served in place of the new page.
+    for p in PAGES {
+        let gz = out.join(format!("{p}.gz"));
+        if gz.exists() {
+            std::fs::remove_file(&gz)
+                .map_err(|e| format!("cannot remove {}: {e}", gz.display()))?;
+        }
+    }
     let rank = |rel: &PathBuf| {
         PAGES
             .iter()

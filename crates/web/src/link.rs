@@ -9,7 +9,7 @@
 //!   work, which wins over the first lesson; anything unreadable gives a notice and the first
 //!   lesson.
 
-use crate::state::exercises::ExerciseAction;
+use crate::state::exercises::{ExerciseAction, Origin};
 use crate::state::{first_lesson, Action, AppState, Restore};
 use rvlab_core::exercises::course::Course;
 use rvlab_core::lessons::lesson;
@@ -159,7 +159,7 @@ pub fn restore_action(r: Restore) -> Action {
 
 /// The saved-work record for the state (JSON, versioned).
 pub fn stored_record(app: &AppState) -> String {
-    rvlab_core::json::object(vec![
+    let mut fields = vec![
         ("v", STORAGE_VERSION.into()),
         ("source", app.source.as_str().into()),
         ("lesson", app.lesson.into()),
@@ -168,8 +168,15 @@ pub fn stored_record(app: &AppState) -> String {
         ("position", app.cursor.into()),
         ("seed", app.seed.into()),
         ("table_view", app.table_view.into()),
-    ])
-    .to_string()
+    ];
+    // The open exercise of a course pack or a teacher's link, whose work a reload brings
+    // back (the link opens the exercise from its start).
+    if let Some(c) = app.exercises.current.as_ref() {
+        if c.origin != Origin::Builtin {
+            fields.push(("exercise", (&*c.id).into()));
+        }
+    }
+    rvlab_core::json::object(fields).to_string()
 }
 
 /// Reads a saved-work record; every problem is a message (never a panic).
@@ -263,9 +270,27 @@ pub fn initial_state_with(
         }
         None => {}
     }
+    let saved = stored.clone().ok().flatten();
     let mut state = initial_of(fresh, fragment, stored);
     if broken.is_some() && state.notice.is_none() {
         state.notice = broken;
+    }
+    // A reload of a course's or a teacher's exercise brings back the work saved on it.
+    let work = saved.filter(|text| {
+        let id = serde_json::from_str::<Value>(text).ok().and_then(|v| {
+            v.get("exercise")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
+        let open = state.exercises.current.as_ref();
+        open.is_some_and(|c| c.origin != Origin::Builtin && id.as_deref() == Some(&*c.id))
+    });
+    if let Some(r) = work.and_then(|t| parse_stored(&t).ok()) {
+        if r.source != state.source {
+            state = state
+                .apply(Action::EditSource(r.source))
+                .apply(Action::Reparse);
+        }
     }
     state
 }
@@ -300,6 +325,10 @@ fn initial_of(fresh: AppState, fragment: &str, stored: Result<Option<String>, St
         format!("Your saved work could not be restored: {reason}. Starting from the first lesson.")
     };
     match stored {
+        // A course pack opens on its course.
+        Ok(None) if fresh.exercises.course.is_some() => {
+            fresh.apply(Action::Exercise(ExerciseAction::Open(true)))
+        }
         Ok(None) => fresh,
         Ok(Some(text)) => match parse_stored(&text) {
             Ok(r) => fresh.clone().apply(Action::Restore(r)),
@@ -885,6 +914,14 @@ mod tests {
         json.to_string()
     }
 
+    fn with_saved(fragment: &str, record: &str) -> AppState {
+        initial_state_with(
+            read_course(Some(course_json(false))),
+            fragment,
+            Ok(Some(record.to_string())),
+        )
+    }
+
     fn with_course(builtin: bool, fragment: &str) -> AppState {
         initial_state_with(read_course(Some(course_json(builtin))), fragment, Ok(None))
     }
@@ -894,11 +931,25 @@ mod tests {
         use crate::state::exercises::Origin;
         let s = with_course(true, "");
         assert_eq!(s.notice, None);
+        // A first visit opens the course.
+        assert!(s.exercises.open);
+        assert_eq!(
+            s.exercises.current.as_ref().map(|c| &*c.id),
+            Some("w3-break")
+        );
+        // Saved work is restored as ever, the view closed.
+        let record = stored_record(&AppState::default());
+        let s = initial_state_with(read_course(Some(course_json(true))), "", Ok(Some(record)));
+        assert!(!s.exercises.open && s.exercises.current.is_none());
         let c = s.exercises.course.clone().expect("the page's course");
         assert_eq!((c.title.as_str(), c.id.as_str()), ("Week 3", "week-3"));
         assert_eq!(c.entries.len(), 5);
         assert!(c.entries[1].exercise.is_err(), "the broken one alone");
         assert_eq!(c.entries[4].kubectl, !rvlab_core::kubectl::IN_BUILD);
+        // Read by the kubectl build, listed under its own title and id by the other.
+        assert_eq!(c.entries[4].exercise.is_ok(), rvlab_core::kubectl::IN_BUILD);
+        let k = rvlab_core::exercises::KUBECTL[1];
+        assert_eq!((c.entries[4].id.as_str(), c.entries[4].title.as_str()), k);
         let total = rvlab_core::exercises::EXERCISES.len();
         assert_eq!(s.exercises.progress(), (0, 5 + total));
         // The Exercises view opens the course's first exercise, not the built-in one.
@@ -978,6 +1029,24 @@ mod tests {
         let s = with_course(true, "#exercise=counter");
         let cur = s.exercises.current.as_ref().expect("open");
         assert_eq!((&*cur.id, cur.origin), ("counter", Origin::Builtin));
+        // A reload brings back the work saved on the exercise (and only on that one).
+        let open = with_course(false, "#exercise=w3-retry");
+        let text = format!("{}\n# mine\n", open.source);
+        let edited = open.apply(Action::EditSource(text));
+        let record = stored_record(&edited);
+        let back = with_saved("#exercise=w3-retry", &record);
+        assert_eq!(back.source, edited.source);
+        assert_eq!(
+            back.exercises.current.as_ref().map(|c| &*c.id),
+            Some("w3-retry")
+        );
+        let other = with_saved("#exercise=w3-counter", &record);
+        assert_ne!(other.source, edited.source);
+        assert!(!stored_record(&AppState::default()).contains("exercise"));
+        assert!(
+            !stored_record(&s).contains("exercise"),
+            "a built-in one's is not kept"
+        );
         // The broken file is not an exercise to open.
         let s = with_course(true, "#exercise=02-broken.rvl");
         assert!(s.exercises.current.is_none() && s.notice.is_some());

@@ -56,6 +56,37 @@ const SOURCES: &[&str] = &[
     "xtask/src",
 ];
 
+/// Runs the `rvlab` command line (`cargo run -p rvlab-cli`, built if needed) with `args` in the
+/// workspace root, as a teacher types it; fails unless it exits with 0. Returns its stdout.
+pub fn rvlab(args: &[&str]) -> Result<String> {
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["run", "-q", "-p", "rvlab-cli", "--bin", "rvlab", "--"])
+        .args(args)
+        .current_dir(project_root())
+        .output()
+        .context("cannot run `cargo run -p rvlab-cli`")?;
+    if !out.status.success() {
+        bail!(
+            "`rvlab {}` failed ({}):\n{}{}",
+            args.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// A new empty folder under `target/e2e-work/` for a journey's files (`tag` names it).
+pub fn work_dir(tag: &str) -> Result<PathBuf> {
+    let dir = project_root()
+        .join("target/e2e-work")
+        .join(format!("{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    Ok(dir)
+}
+
 /// Builds `dist/` with `cargo xtask dist` when it is missing or older than its sources.
 pub fn ensure_dist() -> Result<PathBuf> {
     let root = project_root();

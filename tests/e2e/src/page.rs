@@ -143,6 +143,16 @@ impl<'a> Page<'a> {
         self.session.click(&el)
     }
 
+    /// Clicks the element with this `data-testid` whose `data-id` is `data_id` (an item of a
+    /// list), waiting until it is present.
+    pub fn click_item(&self, id: &str, data_id: &str) -> Result<()> {
+        let selector = format!("{}[data-id=\"{data_id}\"]", testid(id));
+        let el = self.wait_until(&format!("`{id}` `{data_id}` is present"), || {
+            Ok(self.session.find_all(&selector)?.into_iter().next())
+        })?;
+        self.session.click(&el)
+    }
+
     /// Types `text` at the end of an input or textarea.
     pub fn type_text(&self, id: &str, text: &str) -> Result<()> {
         let el = self.find(id)?;

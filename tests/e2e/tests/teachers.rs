@@ -2,8 +2,10 @@
 //! works like the built-in course (instructions, hints one at a time, locked clients, Check),
 //! and "Copy my work" gives the hand-in. Same style as `journeys.rs`.
 
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context, Result};
+use rvlab_e2e::harness::{rvlab, work_dir};
 use rvlab_e2e::page::{journey, Page};
+use std::path::Path;
 
 /// A teacher's exercise: the course's `retry-reread` under the teacher's own id.
 fn teachers_exercise() -> String {
@@ -14,17 +16,9 @@ fn teachers_exercise() -> String {
 /// The course's reference solution as a student's editor holds it: without the header lines
 /// the page takes out of the editor.
 fn solution() -> String {
-    include_str!("../../../crates/core/exercises/02-retry-reread.solution.rvl")
-        .lines()
-        .filter(|l| {
-            !["exercise ", "instructions ", "hint ", "goal ", "editable "]
-                .iter()
-                .any(|h| l.starts_with(h))
-        })
-        .map(|l| format!("{l}\n"))
-        .collect::<String>()
-        .trim_start_matches('\n')
-        .to_string()
+    strip_header(include_str!(
+        "../../../crates/core/exercises/02-retry-reread.solution.rvl"
+    ))
 }
 
 /// Sets the editor's text as one input event.
@@ -38,27 +32,26 @@ fn set_editor(page: &Page, text: &str) -> Result<()> {
     Ok(())
 }
 
-/// The teacher's link: the page's own "Copy link" of the exercise file's text.
-fn make_link(page: &Page, text: &str) -> Result<String> {
-    page.open()?;
-    set_editor(page, text)?;
-    page.wait_until("the text is parsed", || {
-        Ok(page
-            .text("diagnostics")?
-            .contains("No problems")
-            .then_some(()))
-    })?;
-    page.click("copy-link")?;
-    page.wait_until("the link is shown", || {
-        let v = page.value("share-output")?;
-        Ok((v.contains("#v1&z=")).then_some(v))
-    })
+/// The teacher's link: `rvlab exercise link FILE --base URL`, as the teacher types it.
+fn make_link(page: &Page, dir: &Path, text: &str) -> Result<String> {
+    let file = dir.join("class-retry.rvl");
+    std::fs::write(&file, text)?;
+    let base = format!("{}/", page.url);
+    let out = rvlab(&["exercise", "link", path(&file)?, "--base", &base])?;
+    let link = out.trim().to_string();
+    ensure!(link.starts_with(&format!("{base}#v1&z=")), "{out}");
+    Ok(link)
+}
+
+fn path(p: &Path) -> Result<&str> {
+    p.to_str().context("a UTF-8 path")
 }
 
 #[test]
 fn a_teachers_exercise_opens_from_its_link_and_passes_check_when_solved() {
     journey("teachers-exercise", |page| {
-        let link = make_link(page, &teachers_exercise())?;
+        let dir = work_dir("teachers-exercise")?;
+        let link = make_link(page, &dir, &teachers_exercise())?;
         page.session.goto("about:blank")?;
         page.session.goto(&link)?;
         page.find("app")?;
@@ -114,6 +107,170 @@ fn a_teachers_exercise_opens_from_its_link_and_passes_check_when_solved() {
         // The built-in course's progress does not count it.
         let tab = page.text("exercises-tab")?;
         ensure!(tab.contains("(0/"), "{tab}");
+        // The teacher grades the hand-in, as text and as the link.
+        let hand_in_file = dir.join("student-1.txt");
+        std::fs::write(&hand_in_file, &hand_in)?;
+        let exercise = dir.join("class-retry.rvl");
+        let graded = rvlab(&["grade", path(&exercise)?, path(&hand_in_file)?, href])?;
+        ensure!(
+            graded == format!("PASS {}\nPASS link 2\n", hand_in_file.display()),
+            "{graded}"
+        );
         Ok(())
     });
+}
+
+/// A course of three: the built-in `first-conflict`, `retry-reread` and `counter` under a
+/// teacher's ids, each with its reference solution, in the course file's order.
+fn course_folder(dir: &Path) -> Result<()> {
+    let files = [
+        ("01-first-conflict", "w3-conflict"),
+        ("02-retry-reread", "w3-retry"),
+        ("11-counter", "w3-counter"),
+    ];
+    let mut course = String::from("title \"Week 3: conflicts\"\nid \"week-3\"\nbuiltin hide\n");
+    for (file, id) in files {
+        let old = file.split_once('-').map_or(file, |(_, id)| id);
+        for suffix in [".rvl", ".solution.rvl"] {
+            let from = project_root_file(&format!("crates/core/exercises/{file}{suffix}"))?;
+            let text = from.replace(
+                &format!("exercise \"{old}\""),
+                &format!("exercise \"{id}\""),
+            );
+            ensure!(text != from, "{file}: no exercise line");
+            std::fs::write(dir.join(format!("{id}{suffix}")), text)?;
+        }
+        course.push_str(&format!("{id}.rvl\n"));
+    }
+    std::fs::write(dir.join("course"), course)?;
+    Ok(())
+}
+
+fn project_root_file(rel: &str) -> Result<String> {
+    let p = rvlab_e2e::harness::project_root().join(rel);
+    std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))
+}
+
+#[test]
+fn a_course_pack_is_built_served_and_keeps_progress_over_a_reload() {
+    journey("course-pack", |page| {
+        let work = work_dir("course-pack")?;
+        let dir = work.join("week-3");
+        std::fs::create_dir_all(&dir)?;
+        course_folder(&dir)?;
+        let site = work.join("site");
+        let out = rvlab(&[
+            "course",
+            "build",
+            path(&dir)?,
+            "--out",
+            path(&site)?,
+            "--page",
+            path(page.dist)?,
+        ])?;
+        ensure!(
+            out.starts_with("course \"Week 3: conflicts\" (id week-3): 3 exercises checked, 3 with a reference solution"),
+            "{out}"
+        );
+        // Served as a host serves it: the pack alone.
+        page.server.set_roots(vec![site.clone()]);
+        page.open_plain()?;
+        page.script("localStorage.clear(); return 0")?;
+        page.open_plain()?;
+        // A first visit opens the course, on its first exercise; the built-in course is hidden.
+        page.wait_text_contains("own-course", "Week 3: conflicts: 0 of 3 solved")?;
+        ensure!(
+            page.count("exercise-list")? == 0,
+            "the built-in course is listed"
+        );
+        page.wait_text_contains("exercise", "Make bob's update conflict")?;
+        page.wait_text_contains("exercises-tab", "(0/3 ✓)")?;
+        let titles = page.text("own-course-list")?;
+        ensure!(
+            titles.contains("1. Make bob's update conflict")
+                && titles.contains("2. Re-read, reapply, retry")
+                && titles.contains("3. Three clients, one counter"),
+            "{titles}"
+        );
+        let title = page.script("return document.title")?;
+        ensure!(title == "Week 3: conflicts · rvlab", "{title}");
+        // Solve the second one (fix it) with its reference solution.
+        page.click_item("exercise-item", "w3-retry")?;
+        page.wait_text_contains("exercise", "Re-read, reapply, retry")?;
+        page.wait_until("the address names the exercise", || {
+            Ok(page
+                .session
+                .current_url()?
+                .ends_with("#exercise=w3-retry")
+                .then_some(()))
+        })?;
+        let solution = std::fs::read_to_string(dir.join("w3-retry.solution.rvl"))?;
+        set_editor(page, &strip_header(&solution))?;
+        page.click("exercise-check")?;
+        page.wait_text_contains("exercise-verdict", "Passed")?;
+        page.wait_text_contains("exercises-tab", "(1/3 ✓)")?;
+        page.wait_text_contains("own-course", "1 of 3 solved")?;
+        page.screenshot("course-pack-solved")?;
+        // A reload keeps the progress and the work, and the link opens the same exercise.
+        let saved = serde_json::to_string(&strip_header(&solution))?;
+        page.wait_until("the work is saved", || {
+            let v = page.script("return localStorage.getItem('rvlab.work') || ''")?;
+            Ok(v.as_str()
+                .is_some_and(|w| w.contains("\"exercise\":\"w3-retry\"") && w.contains(&saved))
+                .then_some(()))
+        })?;
+        let here = page.session.current_url()?;
+        page.session.goto("about:blank")?;
+        page.session.goto(&here)?;
+        page.wait_text_contains("exercise", "Re-read, reapply, retry")?;
+        page.wait_text_contains("exercises-tab", "(1/3 ✓)")?;
+        let item = page.wait_until("the solved mark", || {
+            let v = page.script(
+                "const e = document.querySelector('[data-testid=exercise-item][data-id=w3-retry]'); \
+                 return e ? e.dataset.solved : null",
+            )?;
+            Ok(v.as_str().map(str::to_string))
+        })?;
+        ensure!(item == "true", "{item}");
+        ensure!(
+            page.value("editor")? == strip_header(&solution),
+            "the work did not come back"
+        );
+        // No solution was shipped: two lines only the solution has are in no file of the
+        // pack, as text or in the course's JSON.
+        let start = std::fs::read_to_string(dir.join("w3-retry.rvl"))?;
+        let lines: Vec<&str> = solution.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| !start.lines().any(|s| s == *l))
+            .context("the solution has a line of its own")?;
+        let only = lines[at..lines.len().min(at + 2)].join("\n");
+        ensure!(!start.contains(&only) && only.contains('\n'), "{only}");
+        let json = serde_json::to_string(&only)?;
+        let json = json.trim_matches('"').to_string();
+        for entry in std::fs::read_dir(&site)? {
+            let entry = entry?;
+            let text = String::from_utf8_lossy(&std::fs::read(entry.path())?).into_owned();
+            ensure!(
+                !text.contains(&only) && !text.contains(&json),
+                "{} holds the solution",
+                entry.path().display()
+            );
+        }
+        Ok(())
+    });
+}
+
+/// A text without its exercise header lines, as the page's editor holds it.
+fn strip_header(text: &str) -> String {
+    text.lines()
+        .filter(|l| {
+            !["exercise ", "instructions ", "hint ", "goal ", "editable "]
+                .iter()
+                .any(|h| l.starts_with(h))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        .trim_start_matches('\n')
+        .to_string()
 }

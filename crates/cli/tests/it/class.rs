@@ -204,6 +204,38 @@ fn a_fix_it_hand_in_is_graded_on_its_text() {
 }
 
 #[test]
+fn a_tampered_link_is_graded_as_a_change_to_a_locked_client() {
+    // The student edits the locked alice too (in the text behind the link, as a tampered
+    // link would have it): the teacher's grade names the lock, as for a file.
+    let b = rvlab_core::exercises::builtin("retry-reread").expect("exists");
+    let tampered = b
+        .solution()
+        .replacen("c.data.count + 1\n", "c.data.count + 100\n", 1);
+    assert_ne!(tampered, b.solution());
+    let link = Submission {
+        exercise: "retry-reread".into(),
+        work: Work::Text {
+            text: tampered,
+            token: String::new(),
+        },
+    }
+    .to_fragment("")
+    .expect("fits a link");
+    let o = rvlab(&[
+        "grade",
+        "retry-reread",
+        &format!("https://school.example/rvlab/#{link}"),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stdout(&o)
+            .starts_with("FAIL link 1: client `alice` is locked, but the submission changes it"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
 fn a_100_kb_submission_is_never_echoed_whole() {
     let dir = temp_dir("class-long");
     let token_like = dir.join("token.txt");

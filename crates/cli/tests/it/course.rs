@@ -67,6 +67,14 @@ fn page_dir(root: &Path) -> PathBuf {
     )
     .expect("write");
     std::fs::write(page.join("style-0123456789abcdef.css"), "body{}\n").expect("write");
+    // The precompressed copies dist writes (docs/deploy.md); any bytes will do here.
+    for name in [
+        "index.html.gz",
+        "kubectl.html.gz",
+        "style-0123456789abcdef.css.gz",
+    ] {
+        std::fs::write(page.join(name), "gz").expect("write");
+    }
     std::fs::write(page.join("previous-builds.txt"), "").expect("write");
     page
 }
@@ -137,11 +145,16 @@ fn a_course_builds_into_the_page_in_course_order_without_its_solutions() {
         .into_iter()
         .map(|(p, _)| p.strip_prefix(&out).expect("inside").to_path_buf())
         .collect();
+    // All but the pages' precompressed copies: they are the pages without the course.
     let want: Vec<PathBuf> = files(&page)
         .into_iter()
         .map(|(p, _)| p.strip_prefix(&page).expect("inside").to_path_buf())
+        .filter(|p| !p.ends_with("index.html.gz") && !p.ends_with("kubectl.html.gz"))
         .collect();
     assert_eq!(got, want);
+    assert!(got
+        .iter()
+        .any(|p| p.ends_with("style-0123456789abcdef.css.gz")));
     for name in [
         "style-0123456789abcdef.css",
         "previous-builds.txt",
@@ -163,7 +176,7 @@ fn a_course_builds_into_the_page_in_course_order_without_its_solutions() {
         assert_eq!(course.title, "Week 3 <OCC> & more");
         assert_eq!(course.id, "week-3");
         assert!(!course.builtin);
-        let ids: Vec<&str> = course.entries.iter().map(|e| e.id()).collect();
+        let ids: Vec<&str> = course.entries.iter().map(|e| e.id.as_str()).collect();
         assert_eq!(ids, ["my-conflict", "my-retry", "my-counter"]);
         let files: Vec<&str> = course.entries.iter().map(|e| e.file.as_str()).collect();
         assert_eq!(files, ["b-conflict.rvl", "c-retry.rvl", "a-counter.rvl"]);
@@ -210,6 +223,9 @@ fn a_rebuild_replaces_an_earlier_pack_and_keeps_its_old_hashed_files() {
         ])
     };
     assert_eq!(build().status.code(), Some(0));
+    // A precompressed page in the pack (copied there by hand) would be served in place of the
+    // new page: the rebuild removes it.
+    std::fs::write(out.join("index.html.gz"), "stale").expect("write");
     // A new release: a new asset; the old one stays in the pack for returning visitors.
     std::fs::remove_file(page.join("style-0123456789abcdef.css")).expect("rm");
     std::fs::write(page.join("style-fedcba9876543210.css"), "body{x}\n").expect("write");
@@ -231,6 +247,10 @@ fn a_rebuild_replaces_an_earlier_pack_and_keeps_its_old_hashed_files() {
     assert!(stdout(&o).contains("2 exercises checked"), "{}", stdout(&o));
     assert!(out.join("style-0123456789abcdef.css").is_file(), "kept");
     assert!(out.join("style-fedcba9876543210.css").is_file(), "added");
+    assert!(
+        !out.join("index.html.gz").exists(),
+        "the stale page copy is gone"
+    );
     let course = course_in(&std::fs::read_to_string(out.join("index.html")).expect("page"));
     assert_eq!(course.entries.len(), 2);
     assert!(course.builtin);
@@ -485,7 +505,7 @@ fn a_missing_solution_is_a_warning_and_no_course_file_means_every_exercise_by_na
         stdout(&o)
     );
     let course = course_in(&std::fs::read_to_string(out.join("index.html")).expect("page"));
-    let ids: Vec<&str> = course.entries.iter().map(|e| e.id()).collect();
+    let ids: Vec<&str> = course.entries.iter().map(|e| e.id.as_str()).collect();
     assert_eq!(ids, ["my-counter", "my-conflict", "my-retry"]);
     assert!(course.builtin, "beside by default");
     let _ = std::fs::remove_dir_all(&root);
@@ -539,7 +559,7 @@ fn the_exported_builtin_course_builds_into_a_pack() {
         stdout(&o)
     );
     let course = course_in(&std::fs::read_to_string(site.join("index.html")).expect("page"));
-    let ids: Vec<&str> = course.entries.iter().map(|e| e.id()).collect();
+    let ids: Vec<&str> = course.entries.iter().map(|e| e.id.as_str()).collect();
     let builtin: Vec<&str> = rvlab_core::exercises::EXERCISES
         .iter()
         .map(|b| b.id)

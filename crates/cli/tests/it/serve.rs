@@ -126,8 +126,10 @@ fn the_default_kubeconfig_is_in_the_temp_dir_by_port() {
     // No scenario: an empty store.
     let url = s.first.strip_prefix("listening on ").unwrap().to_string();
     assert!(http_get(&url, "/api/v1/namespaces/default/configmaps").contains(r#""items":[]"#));
-    assert_eq!(sigterm_and_wait(s.child).code(), Some(0));
+    // Removed while the server still holds the port: once it is free, another test's server
+    // may get the same port, and so the same default path.
     let _ = std::fs::remove_file(path);
+    assert_eq!(sigterm_and_wait(s.child).code(), Some(0));
 }
 
 #[test]
@@ -149,8 +151,9 @@ fn a_non_loopback_listen_address_warns_there_is_no_authentication() {
     assert!(std::fs::read_to_string(&path)
         .unwrap()
         .contains(&format!("server: http://127.0.0.1:{port}\n")));
-    assert_eq!(sigterm_and_wait(s.child).code(), Some(0));
+    // Removed while the port is held (see the test above).
     let _ = std::fs::remove_file(path);
+    assert_eq!(sigterm_and_wait(s.child).code(), Some(0));
 }
 
 #[test]
