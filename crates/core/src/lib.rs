@@ -25,6 +25,7 @@ pub mod decimal;
 pub mod engine;
 pub mod exercises;
 pub mod explore;
+pub mod interfere;
 pub mod json;
 pub mod kubectl;
 pub mod lang;

@@ -43,6 +43,8 @@ pub struct Options {
     pub trace: Option<PathBuf>,
     /// The bounds (docs/serve.md); the default is the documented figures.
     pub limits: Limits,
+    /// An interferer (`--interfere POLICY`, issue #15; `rvlab_core::interfere`): `None`, none.
+    pub interfere: Option<rvlab_core::interfere::Settings>,
 }
 
 impl Default for Options {
@@ -53,6 +55,7 @@ impl Default for Options {
             kubeconfig: None,
             trace: None,
             limits: Limits::default(),
+            interfere: None,
         }
     }
 }
