@@ -1,13 +1,16 @@
-//! `rvlab serve [FILE.rvl | lesson:ID] [--listen ADDR] [--kubeconfig FILE] [--trace FILE]`.
+//! `rvlab serve [FILE.rvl | lesson:ID] [--listen ADDR] [--kubeconfig FILE] [--trace FILE]
+//! [--interfere POLICY [--interfere-field PATH] [--max-injections N] [--seed N]]`.
 
 use crate::args::Args;
 use crate::{input, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use rvlab_core::interfere::{Policy, Settings};
 use std::io::Write;
 use std::net::ToSocketAddrs;
 use std::path::PathBuf;
 
 const HELP: &str =
     "Usage: rvlab serve [FILE.rvl | lesson:ID] [--listen ADDR] [--kubeconfig FILE] [--trace FILE]
+                   [--interfere POLICY [--interfere-field PATH] [--max-injections N] [--seed N]]
 
 Serves the Kubernetes API on the model store, for the real kubectl, the Python client and
 kube-rs. The scenario's `object` setup is loaded (its clients are not run); without FILE the
@@ -22,6 +25,17 @@ Options:
                      the system's temporary directory)
   --trace FILE       write every request and its response as it happens, one JSON step per
                      line (docs/json-trace.md); also at GET /rvlab/v1/trace
+  --interfere POLICY a named interferer (rvlab-interferer) commits real writes through the
+                     store at the worst moments: read-write (after a client reads an object
+                     and before its next write to it, change a field it does not write) or
+                     same-field (before a write without resourceVersion, write the fields it
+                     sets). The plan is printed on standard error at start
+  --interfere-field PATH
+                     the field read-write changes (default
+                     metadata.annotations.rvlab.dev/interference)
+  --max-injections N at most N injections per object (default 3)
+  --seed N           0 (default): every chance is taken; another seed takes each chance by a
+                     coin, the same seed the same ones
 
 FILE may be `-` (standard input) or `lesson:ID`. See docs/serve.md.
 Exit codes: 0 stopped by Ctrl-C or SIGTERM, 1 cannot start (the file has errors, the address
@@ -34,7 +48,19 @@ fn default_kubeconfig(port: u16) -> PathBuf {
 
 /// Runs the subcommand.
 pub fn main(argv: &[String]) -> u8 {
-    let args = match Args::parse(argv, &["--listen", "--kubeconfig", "--trace"], &[]) {
+    let args = match Args::parse(
+        argv,
+        &[
+            "--listen",
+            "--kubeconfig",
+            "--trace",
+            "--interfere",
+            "--interfere-field",
+            "--max-injections",
+            "--seed",
+        ],
+        &[],
+    ) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("error: {e}\n\n{HELP}");
@@ -64,6 +90,13 @@ pub fn main(argv: &[String]) -> u8 {
         eprintln!("error: --listen takes HOST:PORT (such as 127.0.0.1:8001), not `{listen}`");
         return EXIT_USAGE;
     }
+    let interfere = match interference(&args) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("error: {e}\n\n{HELP}");
+            return EXIT_USAGE;
+        }
+    };
     let setup = match file {
         None => None,
         Some(f) => {
@@ -90,6 +123,7 @@ pub fn main(argv: &[String]) -> u8 {
         setup,
         kubeconfig: args.value("--kubeconfig").map(PathBuf::from),
         trace: args.value("--trace").map(PathBuf::from),
+        interfere,
         ..rvlab_server::Options::default()
     };
     let rt = match tokio::runtime::Builder::new_multi_thread()
@@ -105,7 +139,46 @@ pub fn main(argv: &[String]) -> u8 {
     rt.block_on(run(options))
 }
 
+/// The interferer's settings from `--interfere POLICY`, `--interfere-field PATH`,
+/// `--max-injections N` and `--seed N` (the last three only with the first).
+fn interference(args: &Args) -> Result<Option<Settings>, String> {
+    let Some(policy) = args.value("--interfere") else {
+        for o in ["--interfere-field", "--max-injections", "--seed"] {
+            if args.value(o).is_some() {
+                return Err(format!("{o} needs --interfere POLICY"));
+            }
+        }
+        return Ok(None);
+    };
+    let mut settings = Settings::new(Policy::parse(policy)?);
+    if let Some(f) = args.value("--interfere-field") {
+        if settings.policy != Policy::ReadWrite {
+            return Err(
+                "--interfere-field is read-write's: same-field writes the fields each write sets"
+                    .into(),
+            );
+        }
+        rvlab_core::interfere::parse_field(f)?;
+        settings.field = Some(f.to_string());
+    }
+    if let Some(n) = args.value("--max-injections") {
+        settings.max_injections = n.parse::<u32>().ok().filter(|&n| n > 0).ok_or_else(|| {
+            format!(
+                "--max-injections takes a whole number from 1 to {}, not `{n}`",
+                u32::MAX
+            )
+        })?;
+    }
+    if let Some(n) = args.value("--seed") {
+        settings.seed = n.parse::<u64>().map_err(|_| {
+            format!("--seed takes a whole number from 0 to 18446744073709551615, not `{n}`")
+        })?;
+    }
+    Ok(Some(settings))
+}
+
 async fn run(options: rvlab_server::Options) -> u8 {
+    let plan = options.interfere.as_ref().map(Settings::plan);
     let wrote_kubeconfig = options.kubeconfig.is_some();
     let server = match rvlab_server::bind(options).await {
         Ok(s) => s,
@@ -130,6 +203,9 @@ async fn run(options: rvlab_server::Options) -> u8 {
     let _ = writeln!(out, "listening on http://{addr}");
     let _ = writeln!(out, "export KUBECONFIG={}", kubeconfig.display());
     let _ = out.flush();
+    if let Some(plan) = plan {
+        eprintln!("{plan}");
+    }
     if !addr.ip().is_loopback() {
         eprintln!(
             "warning: listening on {addr}, beyond loopback: rvlab serve has no authentication, so anyone who can reach this address can read and change every object"

@@ -308,27 +308,10 @@ pub(crate) async fn handle(
         // `dryRun` is the store's (it answers as written, on a copy): nothing is stored,
         // watched or observed.
         let dry_run = client::query_value(&pairs, "dryRun").is_some();
-        let (store, rng, cache) = (&mut st.store, &mut st.rng, &mut st.cache);
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            let mut env = Env { now_ms: now, rng };
-            cache.handle(store, &request, &actor, &mut env)
-        }))
-        .unwrap_or_else(|_| Outcome {
-            response: Response {
-                code: 500,
-                body: body::status(
-                    500,
-                    "InternalError",
-                    "Internal error occurred: the server failed serving this request (a bug in rvlab: please report it)",
-                ),
-            },
-            revision: None,
-            lost_updates: Vec::new(),
-            warnings: Vec::new(),
-        });
-        if outcome.revision.is_some() {
-            shared.revision_tx.send_replace(st.store.revision());
+        if !dry_run {
+            interfere(st, &shared, &target, &path, &name, &program, &request, now);
         }
+        let outcome = commit(st, &shared, &request, &actor, now);
         if let Target::Object((g, p, _, _)) | Target::Collection(g, p, _) = &target {
             if g.contains('.') && (200..300).contains(&outcome.response.code) {
                 st.customs.insert((p.clone(), g.clone()));
@@ -382,6 +365,96 @@ pub(crate) async fn handle(
         }
     }
     Ok(r)
+}
+
+/// Runs one request through the watch cache and the store (the path of every write, the
+/// interferer's too), catching a panic as a 500, and wakes the watchers after a write.
+fn commit(
+    st: &mut crate::State,
+    shared: &Shared,
+    request: &Request,
+    actor: &Actor,
+    now: u64,
+) -> Outcome {
+    let (store, rng, cache) = (&mut st.store, &mut st.rng, &mut st.cache);
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let mut env = Env { now_ms: now, rng };
+        cache.handle(store, request, actor, &mut env)
+    }))
+    .unwrap_or_else(|_| Outcome {
+        response: Response {
+            code: 500,
+            body: body::status(
+                500,
+                "InternalError",
+                "Internal error occurred: the server failed serving this request (a bug in rvlab: please report it)",
+            ),
+        },
+        revision: None,
+        lost_updates: Vec::new(),
+        warnings: Vec::new(),
+    });
+    if outcome.revision.is_some() {
+        shared.revision_tx.send_replace(st.store.revision());
+    }
+    outcome
+}
+
+/// `--interfere POLICY`: asks the core's interferer about the request about to be served and
+/// commits its write first, through [`commit`] (so the watch cache, managedFields and lost
+/// updates see it), tracing it as a step of `rvlab-interferer` with its `interference`.
+#[allow(clippy::too_many_arguments)]
+fn interfere(
+    st: &mut crate::State,
+    shared: &Shared,
+    target: &Target,
+    path: &str,
+    client_name: &str,
+    program: &str,
+    request: &Request,
+    now: u64,
+) {
+    let Some(interferer) = st.interferer.as_mut() else {
+        return;
+    };
+    let Target::Object(key) = target else { return };
+    let Some(resource) = client::resource_of(&key.0, &key.1) else {
+        return;
+    };
+    let object = rvlab_core::store::ObjectRef {
+        resource,
+        namespace: key.2.clone(),
+        name: key.3.clone(),
+    };
+    let seen = rvlab_core::interfere::Seen {
+        client: client_name,
+        method: request.method,
+        content_type: request.content_type.as_deref(),
+        body: request.body.as_ref(),
+        object: Some(&object),
+        status: path.ends_with("/status"),
+        current: st.store.get(&object),
+        observed: st.observed.get(program, key),
+    };
+    let Some(injection) = interferer.before(&seen) else {
+        return;
+    };
+    let outcome = commit(st, shared, &injection.request, &injection.actor, now);
+    let index = st.trace.next_index();
+    let clock = shared.started.elapsed().as_secs_f64() * 1000.0;
+    let mut step = crate::trace::step_json(
+        index,
+        rvlab_core::interfere::INTERFERER,
+        clock,
+        &injection.request,
+        &outcome.response,
+        outcome.revision,
+        &outcome.lost_updates,
+    );
+    if let Value::Object(m) = &mut step {
+        m.insert("interference".into(), injection.to_json());
+    }
+    st.trace.push(step);
 }
 
 /// Discovery, `/version` and OpenAPI: `wire`'s answers (not traced: they are not store

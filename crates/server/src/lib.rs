@@ -80,6 +80,8 @@ pub(crate) struct State {
     pub cache: rvlab_core::watch::WatchCache,
     /// The custom resources served (plural, group): the scenario's, and any a write created.
     pub customs: std::collections::BTreeSet<(String, String)>,
+    /// `--interfere POLICY`: fed every write before the store serves it (`handler`).
+    pub interferer: Option<rvlab_core::interfere::Interferer>,
 }
 
 impl State {
@@ -181,6 +183,12 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
             _ => None,
         })
         .collect();
+    let interferer = match options.interfere.clone() {
+        None => None,
+        Some(settings) => Some(
+            rvlab_core::interfere::Interferer::new(settings).map_err(|e| anyhow::anyhow!("{e}"))?,
+        ),
+    };
     let trace = trace::Trace::new(options.limits.trace_memory_bytes, options.trace.as_deref())?;
     let listener = tokio::net::TcpListener::bind(&options.listen)
         .await
@@ -199,6 +207,7 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
             trace,
             cache: rvlab_core::watch::WatchCache::default(),
             customs,
+            interferer,
         }),
         limits: options.limits,
         started: Instant::now(),

@@ -209,3 +209,119 @@ fn bad_arguments_are_clear_errors() {
         stderr(&o)
     );
 }
+
+#[test]
+fn interference_prints_its_plan_and_bad_values_are_usage_errors() {
+    let mut s = serve(&[
+        "lesson:stale-update",
+        "--listen",
+        "127.0.0.1:0",
+        "--interfere",
+        "read-write",
+    ]);
+    assert!(
+        s.first.starts_with("listening on http://127.0.0.1:"),
+        "{}",
+        s.first
+    );
+    let mut err = BufReader::new(s.child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert_eq!(
+        line,
+        "interference: read-write, at most 3 per object, field metadata.annotations.rvlab.dev/interference, seed 0 (every chance)\n"
+    );
+    let url = s.first.strip_prefix("listening on ").unwrap().to_string();
+    let kubeconfig = s
+        .second
+        .strip_prefix("export KUBECONFIG=")
+        .unwrap()
+        .to_string();
+    // The interferer is on: a read then a write to the same object gets the injection first.
+    let got = http_get(&url, "/api/v1/namespaces/default/configmaps/my-config");
+    let body = &got[got.find("\r\n\r\n").unwrap() + 4..];
+    let host = url.strip_prefix("http://").unwrap();
+    let mut c = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        c,
+        "PUT /api/v1/namespaces/default/configmaps/my-config HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut out = String::new();
+    c.read_to_string(&mut out).unwrap();
+    assert!(out.starts_with("HTTP/1.1 409"), "{out}");
+    let _ = std::fs::remove_file(kubeconfig);
+    assert_eq!(sigterm_and_wait(s.child).code(), Some(0));
+
+    let plan = |args: &[&str]| {
+        let mut all = vec!["lesson:stale-update", "--listen", "127.0.0.1:0"];
+        all.extend_from_slice(args);
+        let mut s = serve(&all);
+        let mut err = BufReader::new(s.child.stderr.take().unwrap());
+        let mut line = String::new();
+        err.read_line(&mut line).unwrap();
+        let k = s
+            .second
+            .strip_prefix("export KUBECONFIG=")
+            .unwrap()
+            .to_string();
+        let _ = std::fs::remove_file(k);
+        // Served (so the signal handler is in place) before it is stopped.
+        let url = s.first.strip_prefix("listening on ").unwrap().to_string();
+        assert!(http_get(&url, "/version").starts_with("HTTP/1.1 200"));
+        assert_eq!(sigterm_and_wait(s.child).code(), Some(0));
+        line
+    };
+    assert_eq!(
+        plan(&["--interfere", "same-field", "--max-injections", "5", "--seed", "9"]),
+        "interference: same-field, at most 5 per object, the fields each write without resourceVersion sets, seed 9 (chances taken by a coin)\n"
+    );
+    assert_eq!(
+        plan(&["--interfere=read-write", "--interfere-field", "metadata.labels.chaos"]),
+        "interference: read-write, at most 3 per object, field metadata.labels.chaos, seed 0 (every chance)\n"
+    );
+
+    for (args, message) in [
+        (
+            &["--interfere", "sometimes"][..],
+            "error: unknown interference policy `sometimes`: use read-write or same-field",
+        ),
+        (&["--interfere"][..], "error: --interfere needs a value"),
+        (
+            &["--interfere", "read-write", "--max-injections", "0"][..],
+            "error: --max-injections takes a whole number from 1 to 4294967295, not `0`",
+        ),
+        (
+            &["--interfere", "read-write", "--seed", "-1"][..],
+            "error: --seed takes a whole number from 0 to 18446744073709551615, not `-1`",
+        ),
+        (
+            &[
+                "--interfere",
+                "read-write",
+                "--interfere-field",
+                "metadata.name",
+            ][..],
+            "error: --interfere-field `metadata.name`: of metadata, only a label or an annotation",
+        ),
+        (
+            &["--interfere", "same-field", "--interfere-field", "data.x"][..],
+            "error: --interfere-field is read-write's",
+        ),
+        (
+            &["--seed", "3"][..],
+            "error: --seed needs --interfere POLICY",
+        ),
+        (
+            &["--max-injections", "3"][..],
+            "error: --max-injections needs --interfere POLICY",
+        ),
+    ] {
+        let mut all = vec!["serve"];
+        all.extend_from_slice(args);
+        let o = rvlab(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).starts_with(message), "{args:?}: {}", stderr(&o));
+    }
+}
