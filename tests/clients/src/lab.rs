@@ -34,9 +34,18 @@ pub fn lesson(id: &str) -> Result<&'static str> {
 impl Lab {
     /// A server loaded with the `object` lines of `setup` (a scenario's text; `None`: empty).
     pub fn start(setup: Option<&str>) -> Result<Lab> {
+        Lab::start_with(setup, None)
+    }
+
+    /// A server loaded with `setup`, with an interferer (`--interfere POLICY`, issue #15).
+    pub fn start_with(
+        setup: Option<&str>,
+        interfere: Option<rvlab_core::interfere::Settings>,
+    ) -> Result<Lab> {
         let server = rvlab_server::spawn(rvlab_server::Options {
             listen: "127.0.0.1:0".into(),
             setup: setup.map(str::to_owned),
+            interfere,
             ..rvlab_server::Options::default()
         })?;
         let url = server.url();

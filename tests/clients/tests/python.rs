@@ -142,3 +142,66 @@ except ApiException as e:
     );
     Ok(())
 }
+
+/// Issue #15's `read-write` interferer against the real Python client: before each replace over
+/// a fresh read it writes the object's `rvlab.dev/interference` annotation, three times (the
+/// bound per object), so the seed loop gets three real 409s, re-reads each time, and its fourth
+/// replace succeeds and keeps the interferer's annotation.
+#[test]
+fn the_seed_loop_converges_under_the_read_write_interferer() -> Result<()> {
+    use rvlab_core::interfere::{Policy, Settings, INTERFERER};
+    let lab = Lab::start_with(
+        Some(rvlab_clients::lab::lesson("stale-update")?),
+        Some(Settings::new(Policy::ReadWrite)),
+    )?;
+    let ran = lab.python(SEED_LOOP)?;
+    assert_eq!(
+        (ran.stdout.as_str(), ran.stderr.as_str(), ran.code),
+        (
+            "conflict, retrying\nconflict, retrying\nconflict, retrying\n",
+            "",
+            Some(0)
+        ),
+        "{ran:#?}"
+    );
+    let obj = lab
+        .http()?
+        .get_json("/api/v1/namespaces/default/configmaps/my-config")?;
+    assert_eq!(obj["data"]["key"], "from-bob");
+    assert_eq!(
+        obj["metadata"]["annotations"]["rvlab.dev/interference"],
+        "3"
+    );
+    let trace = lab.trace()?;
+    let steps = trace["steps"].as_array().cloned().unwrap_or_default();
+    let who: Vec<(String, u64)> = steps
+        .iter()
+        .map(|s| {
+            (
+                s["client"].as_str().unwrap_or_default().to_owned(),
+                s["response"]["code"].as_u64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let expect: Vec<(String, u64)> = [
+        ("python", 200),
+        (INTERFERER, 200),
+        ("python", 409),
+        ("python", 200),
+        (INTERFERER, 200),
+        ("python", 409),
+        ("python", 200),
+        (INTERFERER, 200),
+        ("python", 409),
+        ("python", 200),
+        ("python", 200),
+    ]
+    .iter()
+    .map(|(c, n)| (c.to_string(), *n))
+    .collect();
+    assert_eq!(who[..expect.len()], expect[..], "{who:?}");
+    assert!(steps
+        .iter()
+        .all(|s| s["lost_updates"] == serde_json::json!([])));
+    Ok(())
+}
