@@ -57,3 +57,63 @@ fn replace_with_a_stale_resource_version_is_a_409_conflict() -> Result<()> {
     );
     Ok(())
 }
+
+/// Issue #15: a kube-rs `Api::replace` loop that re-reads on 409 converges under the
+/// `read-write` interferer: three real conflicts (its bound per object), then the replace goes
+/// through and keeps the interferer's annotation; nothing is lost.
+#[test]
+fn a_replace_loop_that_re_reads_passes_under_the_read_write_interferer() -> Result<()> {
+    use rvlab_core::interfere::{Policy, Settings};
+    let lab = Lab::start_with(
+        Some(rvlab_clients::lab::lesson("stale-update")?),
+        Some(Settings::new(Policy::ReadWrite)),
+    )?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let api: Api<ConfigMap> = rt.block_on(async {
+        let client = Client::try_from(Config::new(lab.url().parse()?))?;
+        anyhow::Ok(Api::namespaced(client, "default"))
+    })?;
+    let mut conflicts = 0;
+    let done = loop {
+        let mut cm = rt.block_on(api.get("my-config"))?;
+        cm.data
+            .get_or_insert_with(Default::default)
+            .insert("key".into(), "from-kube-rs".into());
+        match rt.block_on(api.replace("my-config", &PostParams::default(), &cm)) {
+            Ok(done) => break done,
+            Err(kube::Error::Api(s)) if s.code == 409 => {
+                assert_eq!(s.message, MODIFIED);
+                conflicts += 1;
+                assert!(conflicts <= 10, "it does not converge");
+            }
+            Err(e) => return Err(e.into()),
+        }
+    };
+    assert_eq!(conflicts, 3);
+    let annotations = done.metadata.annotations.unwrap_or_default();
+    assert_eq!(
+        annotations
+            .get("rvlab.dev/interference")
+            .map(String::as_str),
+        Some("3")
+    );
+    assert_eq!(
+        done.data.unwrap_or_default().get("key").map(String::as_str),
+        Some("from-kube-rs")
+    );
+    let trace = lab.trace()?;
+    let steps = trace["steps"].as_array().cloned().unwrap_or_default();
+    assert!(steps
+        .iter()
+        .all(|s| s["lost_updates"] == serde_json::json!([])));
+    assert_eq!(
+        steps
+            .iter()
+            .filter(|s| s["interference"].is_object())
+            .count(),
+        3
+    );
+    Ok(())
+}

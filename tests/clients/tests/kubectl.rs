@@ -523,3 +523,37 @@ my-config   2      <age>
     assert_eq!(ran.stderr, "");
     Ok(())
 }
+
+/// Issue #15: under the `same-field` interferer, `kubectl apply` (client-side: a three-way
+/// strategic merge patch without a resourceVersion) of a field the interferer has just set
+/// overwrites it, and the trace reports the lost update, naming the field and the writer.
+#[test]
+fn client_side_apply_over_the_interferers_field_is_a_lost_update() -> Result<()> {
+    use rvlab_core::interfere::{Policy, Settings, INTERFERER};
+    let lab = Lab::start_with(
+        Some(rvlab_clients::lab::lesson("stale-update")?),
+        Some(Settings::new(Policy::SameField)),
+    )?;
+    lab.write(
+        "mine.yaml",
+        &STALE.replace("  resourceVersion: \"100\"\n", ""),
+    )?;
+    let ran = lab.kubectl(&["apply", "-f", "mine.yaml"])?;
+    assert_eq!(ran.code, Some(0), "{ran:#?}");
+    assert_eq!(ran.stdout, "configmap/my-config configured\n", "{ran:#?}");
+    let trace = lab.trace()?;
+    let steps = trace["steps"].as_array().cloned().unwrap_or_default();
+    let injected: Vec<&serde_json::Value> =
+        steps.iter().filter(|s| s["client"] == INTERFERER).collect();
+    assert_eq!(injected.len(), 1, "{steps:#?}");
+    let lost: Vec<serde_json::Value> = steps
+        .iter()
+        .flat_map(|s| s["lost_updates"].as_array().cloned().unwrap_or_default())
+        .collect();
+    assert_eq!(lost.len(), 1, "{steps:#?}");
+    assert_eq!(lost[0]["path"], "data.key");
+    assert_eq!(lost[0]["writer"], "kubectl-client-side-apply");
+    assert_eq!(lost[0]["overwritten_writer"], INTERFERER);
+    assert_eq!(lab.configmap("my-config")?["data"]["key"], "from-bob");
+    Ok(())
+}
