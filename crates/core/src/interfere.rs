@@ -330,7 +330,15 @@ impl Interferer {
                 let n = self.number + 1;
                 let fields: Vec<(Vec<String>, Value)> = set
                     .into_iter()
-                    .filter_map(|(keys, v)| other_value(&v, n).map(|o| (keys, o)))
+                    .filter_map(|(keys, v)| {
+                        let o = match v {
+                            // A list a merge patch replaces whole: the current list with an
+                            // entry of the interferer's, which the patch then drops.
+                            Value::Array(_) => with_entry(lookup(current, &keys), n),
+                            v => other_value(&v, n),
+                        };
+                        o.map(|o| (keys, o))
+                    })
                     .collect();
                 if fields.is_empty() {
                     return None;
@@ -483,12 +491,48 @@ fn scalar_leaves(v: &Value, keys: &mut Vec<String>, out: &mut Vec<(Vec<String>, 
     }
 }
 
-/// The scalar fields a patch sets.
+/// The lists of strings a JSON merge patch sets (it replaces a list whole, RFC 7386), a
+/// finalizer-like `metadata.finalizers` too.
+fn string_lists(v: &Value, keys: &mut Vec<String>, out: &mut Vec<(Vec<String>, Value)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, c) in m {
+                keys.push(k.clone());
+                string_lists(c, keys, out);
+                keys.pop();
+            }
+        }
+        Value::Array(items) if items.iter().all(Value::is_string) => {
+            let finalizers = keys.len() == 2 && keys[0] == "metadata" && keys[1] == "finalizers";
+            if finalizers || (keys.first().is_some_and(|k| k != "metadata") && writable(keys)) {
+                out.push((keys.clone(), v.clone()));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The list `current` (or none) with the interferer's entry `rvlab-interferer/N` appended.
+fn with_entry(current: Option<&Value>, n: u32) -> Option<Value> {
+    let mut items = match current {
+        Some(Value::Array(a)) => a.clone(),
+        None | Some(Value::Null) => Vec::new(),
+        Some(_) => return None,
+    };
+    items.push(Value::String(format!("{INTERFERER}/{n}")));
+    Some(Value::Array(items))
+}
+
+/// The fields a patch sets: its scalar leaves, and for a JSON merge patch its lists of strings.
 fn patch_leaves(seen: &Seen<'_>) -> Vec<(Vec<String>, Value)> {
     let mut out = Vec::new();
     let Some(body) = seen.body else { return out };
     match seen.content_type {
-        Some("application/merge-patch+json" | "application/strategic-merge-patch+json") => {
+        Some("application/merge-patch+json") => {
+            scalar_leaves(body, &mut Vec::new(), &mut out);
+            string_lists(body, &mut Vec::new(), &mut out);
+        }
+        Some("application/strategic-merge-patch+json") => {
             scalar_leaves(body, &mut Vec::new(), &mut out);
         }
         Some("application/json-patch+json") => {

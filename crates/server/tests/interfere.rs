@@ -218,3 +218,59 @@ fn same_field_makes_a_merge_patch_without_resource_version_a_lost_update() {
     assert_eq!(trace(&h).len(), 3);
     h.stop().unwrap();
 }
+
+/// A finalizer-like list set by a JSON merge patch without resourceVersion (the patch replaces
+/// the list whole): the interferer first adds its own entry, the patch drops it, and the trace
+/// names the lost update.
+#[test]
+fn same_field_makes_a_merge_patch_of_a_finalizer_list_lose_the_interferers_entry() {
+    let h = interfering(Policy::SameField, 3);
+    let a = request(
+        h.addr(),
+        "PATCH",
+        &format!("{CM}/x"),
+        &[
+            ("User-Agent", BOB),
+            ("Content-Type", "application/merge-patch+json"),
+        ],
+        br#"{"metadata":{"finalizers":["example.com/bob"]}}"#,
+    );
+    assert_eq!(a.code, 200, "{}", a.text());
+    assert_eq!(
+        a.json()["metadata"]["finalizers"],
+        json!(["example.com/bob"])
+    );
+    let steps = trace(&h);
+    assert_eq!(steps.len(), 2, "{steps:#?}");
+    assert_eq!(
+        steps[0]["request"]["body"],
+        json!({"metadata": {"finalizers": ["rvlab-interferer/1"], "resourceVersion": "100"}})
+    );
+    assert_eq!(
+        steps[0]["interference"]["fields"],
+        json!(["metadata.finalizers"])
+    );
+    let lost = steps[1]["lost_updates"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(lost.len(), 1, "{steps:#?}");
+    assert_eq!(lost[0]["path"], "metadata.finalizers");
+    assert_eq!(lost[0]["writer"], "bob");
+    assert_eq!(lost[0]["overwritten_writer"], INTERFERER);
+    // A strategic merge patch merges finalizers (patchStrategy merge): nothing to lose, no
+    // injection for the list.
+    let a = request(
+        h.addr(),
+        "PATCH",
+        &format!("{CM}/x"),
+        &[
+            ("User-Agent", BOB),
+            ("Content-Type", "application/strategic-merge-patch+json"),
+        ],
+        br#"{"metadata":{"finalizers":["example.com/carol"]}}"#,
+    );
+    assert_eq!(a.code, 200, "{}", a.text());
+    assert_eq!(trace(&h).len(), 3);
+    h.stop().unwrap();
+}
