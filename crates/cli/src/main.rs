@@ -15,6 +15,7 @@ mod input;
 mod lessons;
 mod run;
 mod serve;
+mod test;
 
 use std::process::ExitCode;
 
@@ -43,6 +44,9 @@ Commands:
   grade EX SUB.. grade submissions against an exercise (PASS / FAIL per submission,
                  hand-ins as text or links, --report class.csv / class.json)
   serve [FILE]   serve the Kubernetes API on the model store, for kubectl and client libraries
+  test [FILE] -- COMMAND
+                 run COMMAND against a fresh server and report its 409s, retries and
+                 lost updates (a test runner for CI)
   help           show this help
 
 FILE is a path, `-` for standard input, or `lesson:ID` for a built-in lesson.
@@ -75,6 +79,7 @@ fn main() -> ExitCode {
         Some("grade") => grade::main(&argv[1..]),
         Some("explore") => explore::main(&argv[1..]),
         Some("serve") => serve::main(&argv[1..]),
+        Some("test") => test::main(&argv[1..]),
         Some("bench-explore") => explore::bench_main(&argv[1..]),
         Some(other) => {
             eprintln!("error: unknown command `{other}`\n\n{HELP}");

@@ -46,6 +46,27 @@ fn default_kubeconfig(port: u16) -> PathBuf {
     std::env::temp_dir().join(format!("rvlab-serve-{port}.kubeconfig"))
 }
 
+/// Reads a scenario for a server's setup, printing its diagnostics; `Err`: the exit code (the
+/// file cannot be read or has errors). `rvlab test` reads its FILE the same way.
+pub fn load_setup(f: &str) -> Result<String, u8> {
+    let text = match input::load(f) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Err(EXIT_FAILED);
+        }
+    };
+    let parsed = rvlab_core::lang::parse(&text);
+    for d in &parsed.diagnostics {
+        eprintln!("{}", d.render(input::display_name(f), &text));
+    }
+    if parsed.has_errors() {
+        eprintln!("{}: the scenario has errors", input::display_name(f));
+        return Err(EXIT_FAILED);
+    }
+    Ok(text)
+}
+
 /// Runs the subcommand.
 pub fn main(argv: &[String]) -> u8 {
     let args = match Args::parse(
@@ -99,24 +120,10 @@ pub fn main(argv: &[String]) -> u8 {
     };
     let setup = match file {
         None => None,
-        Some(f) => {
-            let text = match input::load(f) {
-                Ok(t) => t,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return EXIT_FAILED;
-                }
-            };
-            let parsed = rvlab_core::lang::parse(&text);
-            for d in &parsed.diagnostics {
-                eprintln!("{}", d.render(input::display_name(f), &text));
-            }
-            if parsed.has_errors() {
-                eprintln!("{}: the scenario has errors", input::display_name(f));
-                return EXIT_FAILED;
-            }
-            Some(text)
-        }
+        Some(f) => match load_setup(f) {
+            Ok(text) => Some(text),
+            Err(code) => return code,
+        },
     };
     let options = rvlab_server::Options {
         listen,

@@ -260,6 +260,8 @@ pub struct Handle {
     kubeconfig: Option<PathBuf>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
+    /// Kept to read the trace after the server stopped ([`Handle::finish`]).
+    shared: Arc<Shared>,
 }
 
 /// Starts a server on its own thread; returns once it listens.
@@ -272,6 +274,7 @@ pub fn spawn(options: Options) -> anyhow::Result<Handle> {
     let server = rt.block_on(bind(options))?;
     let addr = server.local_addr();
     let kubeconfig = server.kubeconfig.clone();
+    let shared = server.shared.clone();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let thread = std::thread::Builder::new()
         .name("rvlab-serve-main".into())
@@ -287,6 +290,7 @@ pub fn spawn(options: Options) -> anyhow::Result<Handle> {
         kubeconfig,
         stop: Some(tx),
         thread: Some(thread),
+        shared,
     })
 }
 
@@ -309,6 +313,14 @@ impl Handle {
     /// Stops the server and waits for it.
     pub fn stop(mut self) -> anyhow::Result<()> {
         self.stop_inner()
+    }
+
+    /// Stops the server, waits for it (requests in flight are answered first), and returns the
+    /// trace document `GET /rvlab/v1/trace` would have answered last:
+    /// `{"version": 1, "steps": [...], "dropped": N}` (`rvlab test`'s report reads it).
+    pub fn finish(mut self) -> anyhow::Result<serde_json::Value> {
+        self.stop_inner()?;
+        Ok(self.shared.lock().trace.document())
     }
 
     fn stop_inner(&mut self) -> anyhow::Result<()> {

@@ -14,3 +14,5 @@ mod course;
 mod explore;
 // serve: the first lines, the kubeconfig, SIGTERM, bad arguments.
 mod serve;
+// test: rvlab test -- COMMAND, a CI test runner over a real server (issue #15).
+mod test_cmd;

@@ -1,0 +1,260 @@
+//! `rvlab test -- COMMAND` as CI runs it: a real server on loopback, real processes (sh and
+//! curl) writing to it, the report on standard error and `--report` JSON, the exit codes.
+
+use crate::support::{stderr, temp_dir};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const SETUP: &str = "object configmap/c at resourceVersion 100:\n    data.key = \"initial\"\n";
+
+fn rvlab_test(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rvlab"))
+        .arg("test")
+        .args(args)
+        .output()
+        .expect("run rvlab test")
+}
+
+fn setup_file(name: &str) -> (std::path::PathBuf, String) {
+    let dir = temp_dir(name);
+    let f = dir.join("setup.rvl");
+    std::fs::write(&f, SETUP).expect("write setup");
+    (dir, f.display().to_string())
+}
+
+/// The configmap's URL inside a script.
+const CM: &str = "\"$RVLAB_SERVER/api/v1/namespaces/default/configmaps/c\"";
+
+fn merge(agent: &str, value: &str) -> String {
+    format!("curl -sf -A {agent} -X PATCH -H 'Content-Type: application/merge-patch+json' -d '{{\"data\":{{\"key\":\"{value}\"}}}}' {CM} >/dev/null\n")
+}
+
+fn put(agent: &str, rv: &str) -> String {
+    format!("curl -s -A {agent} -X PUT -H 'Content-Type: application/json' -d '{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"c\",\"resourceVersion\":\"{rv}\"}},\"data\":{{\"key\":\"{agent}\"}}}}' {CM} >/dev/null\n")
+}
+
+fn get(agent: &str) -> String {
+    format!("curl -sf -A {agent} {CM} >/dev/null\n")
+}
+
+#[test]
+fn a_command_that_succeeds_without_lost_updates_passes() {
+    let (_dir, f) = setup_file("test-pass");
+    let script = format!(
+        "set -e\ntest -f \"$KUBECONFIG\"\ngrep -q \"server: $RVLAB_SERVER\" \"$KUBECONFIG\"\ntest -n \"$KUBECACHEDIR\"\n{}{}echo hello from the command",
+        get("alice"),
+        merge("alice", "from-alice")
+    );
+    let o = rvlab_test(&[&f, "--", "sh", "-c", &script]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "hello from the command\n"
+    );
+    assert!(err.contains("`sh -c "), "{err}");
+    assert!(err.contains("exited with 0"), "{err}");
+    assert!(err.contains("the server answered 2 requests"), "{err}");
+    assert!(
+        err.contains("client alice: 2 requests, 1 writes, 0 conflicts (409)"),
+        "{err}"
+    );
+    assert!(err.contains("no lost updates\nPASSED\n"), "{err}");
+}
+
+#[test]
+fn a_failing_command_gives_its_exit_code() {
+    let o = rvlab_test(&["--", "sh", "-c", "exit 3"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("exited with 3"), "{err}");
+    assert!(err.contains("FAILED: the command exited with 3\n"), "{err}");
+}
+
+#[test]
+fn a_lost_update_fails_the_test_and_is_named_in_text_and_json() {
+    let (dir, f) = setup_file("test-lost");
+    let report = dir.join("report.json");
+    // alice and bob read revision 100; alice writes; bob merge-patches over her change unread.
+    let script = format!(
+        "set -e\n{}{}{}{}",
+        get("alice"),
+        get("bob"),
+        merge("alice", "from-alice"),
+        merge("bob", "from-bob")
+    );
+    let o = rvlab_test(&[
+        "--report",
+        report.to_str().unwrap(),
+        &f,
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("LOST UPDATE on configmap/c data.key: bob (step 3, revision 102; it had read revision 100) wrote \"from-bob\" over \"from-alice\", written by alice at revision 101\n"),
+        "{err}"
+    );
+    assert!(err.contains("FAILED: 1 lost update\n"), "{err}");
+    let text = std::fs::read_to_string(&report).expect("report written");
+    let j: serde_json::Value = serde_json::from_str(&text).expect("JSON report");
+    let keys: Vec<&str> = j.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "version",
+            "passed",
+            "exit_code",
+            "failures",
+            "command",
+            "interfere",
+            "steps",
+            "dropped",
+            "clients",
+            "retries",
+            "lost_updates",
+            "injections"
+        ]
+    );
+    assert_eq!(j["version"], 1);
+    assert_eq!(j["passed"], false);
+    assert_eq!(j["exit_code"], 1);
+    assert_eq!(j["failures"], serde_json::json!(["1 lost update"]));
+    assert_eq!(j["command"]["argv"][0], "sh");
+    assert_eq!(j["command"]["ended"], "exited");
+    assert_eq!(j["command"]["code"], 0);
+    assert_eq!(j["command"]["signal"], serde_json::Value::Null);
+    assert_eq!(j["command"]["timeout_ms"], 300_000);
+    assert!(j["command"]["duration_ms"].as_u64().unwrap() < 60_000);
+    assert_eq!(j["interfere"], serde_json::Value::Null);
+    assert_eq!(j["steps"], 4);
+    assert_eq!(j["dropped"], 0);
+    assert_eq!(
+        j["clients"],
+        serde_json::json!([
+            {"name": "alice", "requests": 2, "writes": 1, "conflicts": 0, "retries_reread": 0, "retries_stale": 0, "not_retried": 0},
+            {"name": "bob", "requests": 2, "writes": 1, "conflicts": 0, "retries_reread": 0, "retries_stale": 0, "not_retried": 0}
+        ])
+    );
+    assert_eq!(j["retries"], serde_json::json!([]));
+    assert_eq!(
+        j["lost_updates"],
+        serde_json::json!([{
+            "step": 3, "object": "configmap/c", "path": "data.key",
+            "value_lost": "from-alice", "value_written": "from-bob",
+            "writer": "bob", "overwritten_writer": "alice",
+            "overwritten_revision": 101, "base_revision": 100, "revision": 102
+        }])
+    );
+    assert_eq!(j["injections"], serde_json::json!([]));
+}
+
+#[test]
+fn retries_after_a_409_with_a_reread_and_with_a_stale_body_are_counted_apart() {
+    let (dir, f) = setup_file("test-retries");
+    let report = dir.join("r.json");
+    let script = format!(
+        "set -e\n{}{}{}{}{}{}{}",
+        get("alice"),
+        merge("alice", "from-alice"), // revision 101
+        put("stale", "100"),          // 409
+        put("stale", "100"),          // 409 again: resent the stale body
+        put("good", "100"),           // 409
+        get("good"),                  // re-read: 101
+        put("good", "101"),           // 200
+    );
+    let o = rvlab_test(&[
+        "--report",
+        report.to_str().unwrap(),
+        &f,
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("client stale: 2 requests, 2 writes, 2 conflicts (409); after a 409: 0 re-read and retried, 1 resent a stale body, 1 not retried"), "{err}");
+    assert!(err.contains("client good: 3 requests, 2 writes, 1 conflicts (409); after a 409: 1 re-read and retried, 0 resent a stale body, 0 not retried"), "{err}");
+    assert!(err.contains("stale retry: stale got 409 at step 2 on /api/v1/namespaces/default/configmaps/c and resent at step 3 without re-reading it (resourceVersion 100), answered 409"), "{err}");
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(
+        j["retries"],
+        serde_json::json!([
+            {"client": "stale", "object": "/api/v1/namespaces/default/configmaps/c", "conflict_step": 2, "retry_step": 3,
+             "kind": "stale", "rejected_resource_version": "100", "resource_version": "100", "code": 409},
+            {"client": "good", "object": "/api/v1/namespaces/default/configmaps/c", "conflict_step": 4, "retry_step": 6,
+             "kind": "re-read", "rejected_resource_version": "100", "resource_version": "101", "code": 200}
+        ])
+    );
+    assert_eq!(j["passed"], true);
+}
+
+#[test]
+fn a_command_past_its_timeout_is_killed_with_its_group() {
+    let start = Instant::now();
+    // The shell's child `sleep` is in the same group: both go.
+    let o = rvlab_test(&[
+        "--timeout",
+        "1s",
+        "--",
+        "sh",
+        "-c",
+        "sleep 10; echo not killed",
+    ]);
+    let took = start.elapsed();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(124), "{err}");
+    assert!(took < Duration::from_secs(6), "took {took:?}");
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("not killed"));
+    assert!(
+        err.contains("timed out after 1.00s and was killed"),
+        "{err}"
+    );
+    assert!(
+        err.contains("FAILED: the command timed out after 1.00s and was killed"),
+        "{err}"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2_with_clear_messages() {
+    let cases: [(&[&str], &str); 6] = [
+        (&["sh"], "rvlab test needs `--` before the command"),
+        (&["--"], "no COMMAND after `--`"),
+        (
+            &["--timeout", "5x", "--", "true"],
+            "--timeout: `5x` is not a duration",
+        ),
+        (&["--timeout", "0s", "--", "true"], "is zero"),
+        (
+            &["--interfere", "sometimes", "--", "true"],
+            "unknown interference policy `sometimes`",
+        ),
+        (
+            &["--seed", "1", "--", "true"],
+            "--seed needs --interfere POLICY",
+        ),
+    ];
+    for (args, want) in cases {
+        let o = rvlab_test(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn a_command_that_does_not_exist_is_a_clear_error() {
+    let o = rvlab_test(&["--", "rvlab-no-such-command-xyz"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(127), "{err}");
+    assert!(
+        err.contains("error: the command `rvlab-no-such-command-xyz` not found"),
+        "{err}"
+    );
+}
