@@ -258,3 +258,126 @@ fn a_command_that_does_not_exist_is_a_clear_error() {
         "{err}"
     );
 }
+
+/// The Python client's venv (`kubernetes==37.0.2`, installed by `cargo xtask test`'s install
+/// stage), or `RVLAB_PYTHON`. Missing is a failure, not a skip.
+fn python() -> String {
+    std::env::var("RVLAB_PYTHON").unwrap_or_else(|_| {
+        let p = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.tools/venv/bin/python");
+        assert!(
+            std::path::Path::new(p).exists(),
+            "no Python client venv at {p}: run `cargo xtask install` or set RVLAB_PYTHON"
+        );
+        p.to_string()
+    })
+}
+
+/// The seed's loop: read, modify, replace inside a loop that re-reads on 409 (at most 10
+/// attempts, so that a broken run ends).
+const SEED_LOOP: &str = r#"from kubernetes import client, config
+from kubernetes.client.rest import ApiException
+config.load_kube_config()
+v1 = client.CoreV1Api()
+for attempt in range(10):
+    cm = v1.read_namespaced_config_map("my-config", "default")
+    cm.data["key"] = "from-bob"
+    try:
+        v1.replace_namespaced_config_map("my-config", "default", cm)
+        print("done")
+        break
+    except ApiException as e:
+        if e.status != 409:
+            raise
+        print("conflict, retrying")
+else:
+    raise SystemExit("gave up")
+"#;
+
+/// Issue #15's proof with real code: under `read-write` the seed's loop passes (it re-reads);
+/// the same loop with the read moved out of it fails, and the report says it resent a stale
+/// body.
+#[test]
+fn the_seed_loop_passes_under_read_write_and_fails_with_its_read_outside_the_loop() {
+    let dir = temp_dir("test-python");
+    let good = dir.join("good.py");
+    std::fs::write(&good, SEED_LOOP).expect("write");
+    let report = dir.join("good.json");
+    let args = |script: &std::path::Path, report: &std::path::Path| {
+        let py = python();
+        let o = rvlab_test(&[
+            "--interfere",
+            "read-write",
+            "--report",
+            report.to_str().unwrap(),
+            "lesson:stale-update",
+            "--",
+            &py,
+            script.to_str().unwrap(),
+        ]);
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(report).expect("a report"))
+                .expect("JSON");
+        (o, json)
+    };
+    let (o, json) = args(&good, &report);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "conflict, retrying\nconflict, retrying\nconflict, retrying\ndone\n"
+    );
+    let err = stderr(&o);
+    assert!(
+        err.contains("no lost updates") && err.ends_with("PASSED\n"),
+        "{err}"
+    );
+    assert_eq!(json["passed"], true);
+    assert_eq!(
+        json["injections"].as_array().map(Vec::len),
+        Some(3),
+        "{json}"
+    );
+    let py = &json["clients"][0];
+    assert_eq!(py["name"], "python", "{json}");
+    assert_eq!(
+        (
+            py["conflicts"].as_u64(),
+            py["retries_reread"].as_u64(),
+            py["retries_stale"].as_u64()
+        ),
+        (Some(3), Some(3), Some(0)),
+        "{json}"
+    );
+
+    // The read moved out of the loop: every retry resends the stale body.
+    let bad = dir.join("bad.py");
+    let moved = SEED_LOOP
+        .replace(
+            "for attempt in range(10):\n    cm = v1.read_namespaced_config_map(\"my-config\", \"default\")\n",
+            "cm = v1.read_namespaced_config_map(\"my-config\", \"default\")\nfor attempt in range(10):\n",
+        );
+    assert_ne!(moved, SEED_LOOP);
+    std::fs::write(&bad, moved).expect("write");
+    let (o, json) = args(&bad, &dir.join("bad.json"));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("9 resent a stale body"), "{err}");
+    assert!(err.contains("stale retry: python got 409"), "{err}");
+    assert!(err.contains("FAILED: the command exited with 1"), "{err}");
+    assert_eq!(json["passed"], false);
+    let py = &json["clients"][0];
+    assert_eq!(
+        (
+            py["conflicts"].as_u64(),
+            py["retries_stale"].as_u64(),
+            py["retries_reread"].as_u64()
+        ),
+        (Some(10), Some(9), Some(0)),
+        "{json}"
+    );
+    // One injection: the stale body conflicts by itself from then on.
+    assert_eq!(
+        json["injections"].as_array().map(Vec::len),
+        Some(1),
+        "{json}"
+    );
+}
