@@ -295,23 +295,21 @@ pub fn initial_state_with(
     state
 }
 
-fn initial_of(fresh: AppState, fragment: &str, stored: Result<Option<String>, String>) -> AppState {
-    let own = exercise_field(fragment).filter(|id| {
-        fresh
-            .exercises
-            .course
-            .as_ref()
-            .is_some_and(|c| c.find(id).is_some())
-    });
-    if let Some(id) = own {
-        let id = id.into();
-        return fresh
-            .apply(Action::Exercise(ExerciseAction::LoadCourse(id)))
-            .apply(Action::Exercise(ExerciseAction::Open(true)));
+/// What a fragment `exercise=ID` opens: the page's own course's exercise with that id, else
+/// the built-in one; `None` when it names neither (or is no such fragment). On load and on
+/// `hashchange`.
+pub fn exercise_action(fragment: &str, course: Option<&Course>) -> Option<Action> {
+    let id = exercise_field(fragment)?;
+    if course.is_some_and(|c| c.find(id).is_some()) {
+        return Some(Action::Exercise(ExerciseAction::LoadCourse(id.into())));
     }
-    if let Some(id) = exercise_in(fragment) {
+    exercise_in(fragment).map(|id| Action::Exercise(ExerciseAction::Load(id)))
+}
+
+fn initial_of(fresh: AppState, fragment: &str, stored: Result<Option<String>, String>) -> AppState {
+    if let Some(a) = exercise_action(fragment, fresh.exercises.course.as_deref()) {
         return fresh
-            .apply(Action::Exercise(ExerciseAction::Load(id)))
+            .apply(a)
             .apply(Action::Exercise(ExerciseAction::Open(true)));
     }
     let notice = |text: String| fresh.clone().apply(Action::Notice(Some(text)));
@@ -1047,6 +1045,23 @@ mod tests {
             !stored_record(&s).contains("exercise"),
             "a built-in one's is not kept"
         );
+        // What a `hashchange` to `exercise=ID` dispatches: the course's first, the built-in
+        // one's else, nothing for an id of neither.
+        let course = read_course(Some(course_json(true))).unwrap().unwrap();
+        let load = |f: &str| exercise_action(f, Some(&course));
+        assert_eq!(
+            load("#exercise=w3-retry"),
+            Some(Action::Exercise(ExerciseAction::LoadCourse(
+                "w3-retry".into()
+            )))
+        );
+        assert_eq!(
+            load("exercise=counter"),
+            Some(Action::Exercise(ExerciseAction::Load("counter")))
+        );
+        assert_eq!(load("#exercise=nope"), None);
+        assert_eq!(load("#v1&lesson=stale-update"), None);
+        assert_eq!(exercise_action("#exercise=w3-retry", None), None);
         // The broken file is not an exercise to open.
         let s = with_course(true, "#exercise=02-broken.rvl");
         assert!(s.exercises.current.is_none() && s.notice.is_some());

@@ -236,6 +236,9 @@ fn a_course_pack_is_built_served_and_keeps_progress_over_a_reload() {
             page.value("editor")? == strip_header(&solution),
             "the work did not come back"
         );
+        // A link within the page (the address's fragment changed by hand) opens that exercise.
+        page.script("location.hash = 'exercise=w3-counter'; return 0")?;
+        page.wait_text_contains("exercise", "Three clients, one counter")?;
         // No solution was shipped: two lines only the solution has are in no file of the
         // pack, as text or in the course's JSON.
         let start = std::fs::read_to_string(dir.join("w3-retry.rvl"))?;

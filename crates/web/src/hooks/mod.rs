@@ -274,6 +274,7 @@ pub fn use_url_and_saved_work(app: &UseReducerHandle<AppState>, flags: Flags) {
     let state = (**app).clone();
     let dispatcher = app.dispatcher();
     let reported = use_mut_ref(|| false);
+    let course = app.exercises.course.clone();
     {
         let dispatcher = dispatcher.clone();
         use_effect(key, move |_| {
@@ -293,8 +294,13 @@ pub fn use_url_and_saved_work(app: &UseReducerHandle<AppState>, flags: Flags) {
         let listener = web_sys::window().map(|window| {
             EventListener::new(&window, "hashchange", move |_| {
                 let (hash, _) = location_parts();
-                if link::wants_kubectl(&hash, None, None) {
+                if link::wants_kubectl(&hash, None, course.as_deref()) {
                     go_to(&link::kubectl_page(&page_url(), &hash));
+                    return;
+                }
+                if let Some(a) = link::exercise_action(&hash, course.as_deref()) {
+                    dispatcher.dispatch(Action::Notice(None));
+                    dispatcher.dispatch(a);
                     return;
                 }
                 match link::restore_from_fragment(&hash) {
