@@ -212,12 +212,22 @@ pub fn initial() -> (AppState, Flags) {
 }
 
 /// The page's own course, when it is a course pack: the `rvlab-course` element's text, read
-/// ([`link::read_course`]).
+/// ([`link::read_course`], which parses every exercise) once per page: start-up asks twice
+/// (the kubectl hand-over, then the first state).
 pub fn page_course() -> Option<Result<std::rc::Rc<rvlab_core::exercises::course::Course>, String>> {
-    let element = web_sys::window()?
-        .document()?
-        .get_element_by_id(rvlab_core::exercises::course::ELEMENT_ID)?;
-    link::read_course(element.text_content())
+    type Read = Option<Result<std::rc::Rc<rvlab_core::exercises::course::Course>, String>>;
+    thread_local! {
+        static COURSE: std::cell::OnceCell<Read> = const { std::cell::OnceCell::new() };
+    }
+    COURSE.with(|c| {
+        c.get_or_init(|| {
+            let element = web_sys::window()?
+                .document()?
+                .get_element_by_id(rvlab_core::exercises::course::ELEMENT_ID)?;
+            link::read_course(element.text_content())
+        })
+        .clone()
+    })
 }
 
 /// Opens the page's kubectl build in place of this page when the link, or without one the
