@@ -15,6 +15,7 @@
 //! - [`explore`]: every order of the clients' requests, with exact counts ([`explore::ScenarioExplorer`]);
 //! - [`share`]: share links (versioned, compressed URL fragments);
 //! - [`vecmap`]: small maps and sets as sorted `Vec`s (`VecMap`, `VecSet`: page size);
+//! - [`live`]: `rvlab serve`'s live view: each real request as the page's step view;
 //! - [`report`]: `rvlab test`'s report over a server's trace (retries after a 409, lost updates);
 //! - [`lessons`]: the built-in lessons (`crates/core/lessons/*.rvl`, compiled in);
 //! - [`exercises`]: goal-checked exercises (break it / fix it), grading and the built-in course.
@@ -32,6 +33,7 @@ pub mod kubectl;
 pub mod lang;
 pub mod lessons;
 pub mod limits;
+pub mod live;
 pub mod names;
 pub mod report;
 pub mod rng;

@@ -38,3 +38,9 @@ pub const MAX_NAME_CHARS: usize = 253;
 pub const MAX_NAMESPACE_CHARS: usize = 63;
 /// At most this many diagnostics are reported for one text.
 pub const MAX_DIAGNOSTICS: usize = 100;
+
+/// `rvlab serve`'s live view (`live::Live`): at most this many steps are kept (the oldest are
+/// dropped and counted), and at most this many bytes of their events.
+pub const LIVE_HISTORY_STEPS: usize = 2_000;
+/// See [`LIVE_HISTORY_STEPS`].
+pub const LIVE_HISTORY_BYTES: usize = 8 << 20;

@@ -292,6 +292,12 @@ pub fn step_view(scenario: &Scenario, index: u32, rec: &StepRecord) -> StepView 
         .clients
         .get(rec.client as usize)
         .map_or_else(String::new, |c| c.name.clone());
+    step_view_named(&name, index, rec)
+}
+
+/// The view of one step of the client `name` (`rvlab serve`'s live view names real clients).
+pub fn step_view_named(name: &str, index: u32, rec: &StepRecord) -> StepView {
+    let name = name.to_string();
     let response: Option<&Response> = rec.response.as_ref();
     StepView {
         index,
@@ -717,5 +723,89 @@ mod tests {
         let lesson = crate::lessons::lesson("kubectl-stale-apply").expect("the lesson");
         let s = lesson.parse().scenario.expect("parses");
         assert!(s.clients.iter().all(has_kubectl));
+    }
+}
+
+fn opt_str(v: &Option<String>) -> Value {
+    v.clone().map(Value::from).unwrap_or(Value::Null)
+}
+
+impl StepView {
+    /// The view as JSON (the live view's events: `live`); [`StepView::from_json`] reads it back.
+    pub fn to_json(&self) -> Value {
+        crate::json::object(vec![
+            ("index", self.index.into()),
+            ("client_index", self.client_index.into()),
+            ("client", self.client.clone().into()),
+            ("letter", self.letter.to_string().into()),
+            ("line", self.line.into()),
+            ("statement", self.statement.clone().into()),
+            ("clock", self.clock.clone().into()),
+            ("clock_nanos", self.clock_nanos.into()),
+            ("request_line", opt_str(&self.request_line)),
+            ("content_type", opt_str(&self.content_type)),
+            ("request_body", opt_str(&self.request_body)),
+            ("sent_resource_version", opt_str(&self.sent_resource_version)),
+            ("status_line", opt_str(&self.status_line)),
+            (
+                "status_code",
+                self.status_code.map(Value::from).unwrap_or(Value::Null),
+            ),
+            ("response_body", opt_str(&self.response_body)),
+            ("narration", self.narration.clone().into()),
+            (
+                "lost_updates",
+                self.lost_updates
+                    .iter()
+                    .map(|l| Value::from(l.as_str()))
+                    .collect::<Vec<_>>()
+                    .into(),
+            ),
+            ("mark", self.mark_label.into()),
+            (
+                "revision",
+                self.revision.map(Value::from).unwrap_or(Value::Null),
+            ),
+            ("kubectl", opt_str(&self.kubectl)),
+            ("sends_request", self.sends_request.into()),
+            ("finished", opt_str(&self.finished)),
+        ])
+    }
+
+    /// Reads [`StepView::to_json`]'s form; `None` when it is not that form.
+    pub fn from_json(v: &Value) -> Option<StepView> {
+        let s = |k: &str| v[k].as_str().map(str::to_string);
+        let n = |k: &str| v[k].as_u64();
+        let mark = Mark::parse(v["mark"].as_str()?)?;
+        Some(StepView {
+            index: u32::try_from(n("index")?).ok()?,
+            number: u32::try_from(n("index")?).ok()?.checked_add(1)?,
+            client_index: u32::try_from(n("client_index")?).ok()?,
+            client: s("client")?,
+            letter: s("letter")?.chars().next()?,
+            line: u32::try_from(n("line")?).ok()?,
+            statement: s("statement")?,
+            clock: s("clock")?,
+            clock_nanos: n("clock_nanos")?,
+            request_line: s("request_line"),
+            content_type: s("content_type"),
+            request_body: s("request_body"),
+            sent_resource_version: s("sent_resource_version"),
+            status_line: s("status_line"),
+            status_code: n("status_code").and_then(|c| u16::try_from(c).ok()),
+            response_body: s("response_body"),
+            narration: s("narration")?,
+            lost_updates: v["lost_updates"]
+                .as_array()?
+                .iter()
+                .filter_map(|l| l.as_str().map(str::to_string))
+                .collect(),
+            mark,
+            mark_label: mark.as_str(),
+            revision: n("revision"),
+            kubectl: s("kubectl"),
+            sends_request: v["sends_request"].as_bool()?,
+            finished: s("finished"),
+        })
     }
 }

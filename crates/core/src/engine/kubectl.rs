@@ -90,7 +90,7 @@ pub(super) fn file_of(value: Value) -> File {
 }
 
 /// The request's verb as the narration and the timeline name it.
-fn request_verb(r: &Request) -> Verb {
+pub fn request_verb(r: &Request) -> Verb {
     match r.method {
         Method::Get => Verb::Get,
         Method::Post => Verb::Create,
@@ -107,7 +107,7 @@ fn request_verb(r: &Request) -> Verb {
 
 /// The object a request addresses: the path's, or for a POST the body's name in the path's
 /// collection; `None` for a list.
-fn request_target(r: &Request) -> Option<ObjectRef> {
+pub fn request_target(r: &Request) -> Option<ObjectRef> {
     let t = crate::store::path::parse(&r.path).ok()?;
     let name = match t.name {
         Some(n) => n,
@@ -260,7 +260,8 @@ impl World {
                 before,
                 after,
                 lost: &lost_updates,
-                world: self,
+                store: &self.store,
+                verbs: &self.write_verbs,
             }),
             None => {
                 let what = match crate::store::path::parse(&request.path) {

@@ -32,8 +32,11 @@ mod vars;
 mod world;
 
 pub use backoff::{backoff_delay, jitter, RetryState};
-pub use kubectl::{Running, KUBECTL_ERROR};
-pub use narrate::{fmt_duration, lost_sentence, mark, to_status, verb_noun};
+pub use kubectl::{request_target, request_verb, Running, KUBECTL_ERROR};
+pub use narrate::{
+    fmt_duration, lost_sentence, mark, request as narrate_request, to_status, verb_noun, RequestCtx,
+};
+pub use request::sent_resource_version;
 pub use records::{Action, ClientOutcome, Failure, KubectlStep, Mark, StepRecord, Verb};
 pub use vars::{Held, Revisions, Var, Vars};
 pub use world::{ClientState, Frame, World};

@@ -1,8 +1,9 @@
 //! One plain sentence per step, naming versions and causes.
 
-use super::{Verb, World};
+use super::Verb;
 use crate::decimal::fixed;
-use crate::store::{LostUpdate, ObjectRef, Request, Response};
+use crate::store::{LostUpdate, ObjectRef, Request, Response, Store};
+use crate::vecmap::VecMap;
 use serde_json::Value;
 
 /// A duration as people read it: `10ms`, `10.4ms`, `1.25s`, `0s`.
@@ -83,19 +84,23 @@ pub struct RequestCtx<'a> {
     pub before: Option<u64>,
     pub after: Option<u64>,
     pub lost: &'a [LostUpdate],
-    pub world: &'a World,
+    /// The store after the request (its event log says who moved the object).
+    pub store: &'a Store,
+    /// Which kind of write made each revision (`World::write_verbs`; `Update` when absent).
+    pub verbs: &'a VecMap<u64, Verb>,
 }
 
 /// "alice's update", "alice's update and carol's merge patch", "the scenario's setup": who
 /// wrote `target` after revision `since`, from the store's event log.
-fn movers(w: &World, target: &ObjectRef, since: u64) -> Option<String> {
+fn movers(ctx: &RequestCtx<'_>, target: &ObjectRef, since: u64) -> Option<String> {
     let key = target.to_string();
-    let names: Vec<String> = w
+    let verb_of = |r: u64| ctx.verbs.get(&r).copied().unwrap_or(Verb::Update);
+    let names: Vec<String> = ctx
         .store
         .events()
         .iter()
         .filter(|e| e.object == key && e.revision > since)
-        .map(|e| match w.write_verb(e.revision) {
+        .map(|e| match verb_of(e.revision) {
             // The setup's writes are recorded under the actor `setup`: not "setup's setup".
             Verb::Setup => "the scenario's setup".to_string(),
             verb => format!("{}'s {}", e.writer, verb_noun(verb)),
@@ -180,7 +185,6 @@ fn uid_conflict(ctx: &RequestCtx<'_>) -> String {
     let (c, t) = (ctx.client, ctx.target);
     let body = ctx.request.body.as_ref();
     let current = ctx
-        .world
         .store
         .get(t)
         .and_then(|o| o["metadata"]["uid"].as_str())
@@ -209,7 +213,7 @@ pub fn to_status(req: &Request) -> bool {
     segs.next() == Some("status") && segs.nth(1) == Some("deployments")
 }
 
-/// The sentence for a request step.
+/// The sentence for a request step (also `rvlab serve`'s live view: `live`).
 pub fn request(ctx: &RequestCtx<'_>) -> String {
     let c = ctx.client;
     let t = ctx.target;
@@ -311,7 +315,7 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
                     .unwrap_or("")
                     .to_string();
                 let since = sent.parse::<u64>().unwrap_or(0);
-                match movers(ctx.world, t, since) {
+                match movers(ctx, t, since) {
                     Some(m) => format!(
                         "{c}'s update was rejected with 409 Conflict: {c} sent resourceVersion {sent}, but {m} moved {t} to {}",
                         rv(ctx.after)
@@ -332,7 +336,7 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
                 match pre {
                     Some(p) => {
                         let since = p.parse::<u64>().unwrap_or(0);
-                        let who = movers(ctx.world, t, since)
+                        let who = movers(ctx, t, since)
                             .map(|m| format!(" ({m} moved it since)"))
                             .unwrap_or_default();
                         format!(
@@ -354,7 +358,7 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
                 } else {
                     "the patch"
                 };
-                match movers(ctx.world, t, since) {
+                match movers(ctx, t, since) {
                     Some(m) => format!(
                         "{c}'s {noun} was rejected with 409 Conflict: {what} carried resourceVersion {sent}, but {m} moved {t} to {}",
                         rv(ctx.after)

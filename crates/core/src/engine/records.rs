@@ -120,6 +120,22 @@ impl Mark {
             Mark::Sleep => "sleep",
         }
     }
+
+    /// Reads [`Mark::as_str`]'s form.
+    pub fn parse(s: &str) -> Option<Mark> {
+        [
+            Mark::Ok,
+            Mark::Conflict,
+            Mark::Invalid,
+            Mark::NotFound,
+            Mark::LostUpdate,
+            Mark::OtherError,
+            Mark::Local,
+            Mark::Sleep,
+        ]
+        .into_iter()
+        .find(|m| m.as_str() == s)
+    }
 }
 
 /// What one step did, for the timeline, the narration and the trace (kept outside the world).

@@ -116,7 +116,7 @@ pub(super) fn query(path: String, manager: &str, force: bool) -> String {
 /// `metadata.resourceVersion`, or else the value of the first JSON patch operation on
 /// `/metadata/resourceVersion` (a `test` guard or a `replace`); a value that is not a string
 /// as JSON text. A delete's preconditions are not in it.
-pub(super) fn sent_resource_version(request: &Request) -> Option<String> {
+pub fn sent_resource_version(request: &Request) -> Option<String> {
     let body = request.body.as_ref()?;
     let rv = body.pointer("/metadata/resourceVersion").or_else(|| {
         body.as_array()?.iter().find_map(|op| {
@@ -434,7 +434,8 @@ impl World {
             before,
             after,
             lost: &lost_updates,
-            world: self,
+            store: &self.store,
+            verbs: &self.write_verbs,
         };
         let mut sentence = narrate::request(&ctx);
         rec.mark = narrate::mark(&response, !lost_updates.is_empty());
