@@ -1,5 +1,5 @@
 //! `rvlab serve [FILE.rvl | lesson:ID] [--listen ADDR] [--kubeconfig FILE] [--trace FILE]
-//! [--interfere POLICY [--interfere-field PATH] [--max-injections N] [--seed N]]`.
+//! [--page DIR] [--interfere POLICY [--interfere-field PATH] [--max-injections N] [--seed N]]`.
 
 use crate::args::Args;
 use crate::{input, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
@@ -10,12 +10,13 @@ use std::path::PathBuf;
 
 const HELP: &str =
     "Usage: rvlab serve [FILE.rvl | lesson:ID] [--listen ADDR] [--kubeconfig FILE] [--trace FILE]
-                   [--interfere POLICY [--interfere-field PATH] [--max-injections N] [--seed N]]
+                   [--page DIR] [--interfere POLICY [--interfere-field PATH] [--max-injections N] [--seed N]]
 
 Serves the Kubernetes API on the model store, for the real kubectl, the Python client and
 kube-rs. The scenario's `object` setup is loaded (its clients are not run); without FILE the
 store starts empty. The first line printed is `listening on http://HOST:PORT`, the second
-`export KUBECONFIG=PATH` for the kubeconfig it wrote. Ctrl-C or SIGTERM stops it.
+`export KUBECONFIG=PATH` for the kubeconfig it wrote, the third the page's Live view at
+http://HOST:PORT/ (every request as it happens). Ctrl-C or SIGTERM stops it.
 
 Options:
   --listen ADDR      the address to listen on (default 127.0.0.1:8001; 127.0.0.1:0 picks a
@@ -25,6 +26,8 @@ Options:
                      the system's temporary directory)
   --trace FILE       write every request and its response as it happens, one JSON step per
                      line (docs/json-trace.md); also at GET /rvlab/v1/trace
+  --page DIR         the page to serve at / with its Live view (default: dist/, the release
+                     build `cargo xtask dist` writes, when there is one)
   --interfere POLICY a named interferer (rvlab-interferer) commits real writes through the
                      store at the worst moments: read-write (after a client reads an object
                      and before its next write to it, change a field it does not write) or
@@ -75,6 +78,7 @@ pub fn main(argv: &[String]) -> u8 {
             "--listen",
             "--kubeconfig",
             "--trace",
+            "--page",
             "--interfere",
             "--interfere-field",
             "--max-injections",
@@ -131,6 +135,7 @@ pub fn main(argv: &[String]) -> u8 {
         kubeconfig: args.value("--kubeconfig").map(PathBuf::from),
         trace: args.value("--trace").map(PathBuf::from),
         interfere,
+        page: args.value("--page").map(PathBuf::from),
         ..rvlab_server::Options::default()
     };
     let rt = match tokio::runtime::Builder::new_multi_thread()
@@ -209,6 +214,16 @@ async fn run(options: rvlab_server::Options) -> u8 {
     let mut out = std::io::stdout();
     let _ = writeln!(out, "listening on http://{addr}");
     let _ = writeln!(out, "export KUBECONFIG={}", kubeconfig.display());
+    if server.page().is_some() {
+        let _ = writeln!(
+            out,
+            "live view: http://{addr}/ (open it to watch every request)"
+        );
+    } else {
+        eprintln!(
+            "note: no page at http://{addr}/ to watch the requests live: build it with `cargo xtask dist`, or pass --page DIR"
+        );
+    }
     let _ = out.flush();
     if let Some(plan) = plan {
         eprintln!("{plan}");

@@ -163,6 +163,7 @@ fn run(
         kubeconfig: Some(kubeconfig.clone()),
         trace,
         interfere: interfere.clone(),
+        no_page: true,
         ..rvlab_server::Options::default()
     }) {
         Ok(s) => s,

@@ -745,7 +745,10 @@ impl StepView {
             ("request_line", opt_str(&self.request_line)),
             ("content_type", opt_str(&self.content_type)),
             ("request_body", opt_str(&self.request_body)),
-            ("sent_resource_version", opt_str(&self.sent_resource_version)),
+            (
+                "sent_resource_version",
+                opt_str(&self.sent_resource_version),
+            ),
             ("status_line", opt_str(&self.status_line)),
             (
                 "status_code",

@@ -189,6 +189,27 @@ pub(crate) async fn handle(
     let user_agent = header(&req, USER_AGENT).map(str::to_string);
     let content_type = header(&req, CONTENT_TYPE).map(str::to_string);
     let accept = header(&req, hyper::header::ACCEPT).map(str::to_string);
+    // kubectl names its command and invocation (the live view shows and groups them).
+    let kubectl_command = header(
+        &req,
+        hyper::header::HeaderName::from_static("kubectl-command"),
+    )
+    .map(str::to_string);
+    let kubectl_session = header(
+        &req,
+        hyper::header::HeaderName::from_static("kubectl-session"),
+    )
+    .map(str::to_string);
+    if matches!(*req.method(), hyper::Method::GET | hyper::Method::HEAD) {
+        if let Some(r) = crate::page::answer(
+            shared.page.as_deref(),
+            &path,
+            header(&req, hyper::header::IF_NONE_MATCH),
+            header(&req, hyper::header::ACCEPT_ENCODING),
+        ) {
+            return Ok(r);
+        }
+    }
     if let Some(r) = wire_reply(&shared, &req, &path, &query) {
         return Ok(r);
     }
@@ -212,6 +233,9 @@ pub(crate) async fn handle(
     if method == Method::Get && path == "/rvlab/v1/trace" {
         let doc = shared.lock().trace.document();
         return Ok(json_reply(200, &doc));
+    }
+    if method == Method::Get && path == "/rvlab/v1/live" {
+        return Ok(crate::live::stream(&shared));
     }
     let pairs = client::query_pairs(&query);
     if method == Method::Get && crate::watch::is_watch(&pairs) {
@@ -311,6 +335,7 @@ pub(crate) async fn handle(
         if !dry_run {
             interfere(st, &shared, &target, &path, &name, &program, &request, now);
         }
+        let before = st.live.before(&st.store, &request);
         let outcome = commit(st, &shared, &request, &actor, now);
         if let Target::Object((g, p, _, _)) | Target::Collection(g, p, _) = &target {
             if g.contains('.') && (200..300).contains(&outcome.response.code) {
@@ -350,6 +375,21 @@ pub(crate) async fn handle(
             outcome.revision,
             &outcome.lost_updates,
         ));
+        if !dry_run {
+            let rec = rvlab_core::live::Recorded {
+                program: program.clone(),
+                name: name.clone(),
+                command: kubectl_command,
+                session: kubectl_session,
+                table: table.is_some(),
+                request: traced,
+                response: outcome.response.clone(),
+                revision: outcome.revision,
+                clock_nanos: elapsed_nanos(&shared),
+                interference: None,
+            };
+            live_step(st, &shared, before, rec, &outcome);
+        }
         outcome
     };
     let body = match &table {
@@ -439,6 +479,7 @@ fn interfere(
     let Some(injection) = interferer.before(&seen) else {
         return;
     };
+    let before = st.live.before(&st.store, &injection.request);
     let outcome = commit(st, shared, &injection.request, &injection.actor, now);
     let index = st.trace.next_index();
     let clock = shared.started.elapsed().as_secs_f64() * 1000.0;
@@ -455,6 +496,37 @@ fn interfere(
         m.insert("interference".into(), injection.to_json());
     }
     st.trace.push(step);
+    let rec = rvlab_core::live::Recorded {
+        program: rvlab_core::interfere::INTERFERER.into(),
+        name: injection.actor.name.clone(),
+        command: None,
+        session: None,
+        table: false,
+        request: injection.request.clone(),
+        response: outcome.response.clone(),
+        revision: outcome.revision,
+        clock_nanos: elapsed_nanos(shared),
+        interference: Some(injection.to_json()),
+    };
+    live_step(st, shared, before, rec, &outcome);
+}
+
+/// The time since the server started, in nanoseconds (a live step's clock).
+fn elapsed_nanos(shared: &Shared) -> u64 {
+    u64::try_from(shared.started.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Records a served request in the live history and publishes its event (under the lock, so
+/// viewers see the store's order).
+fn live_step(
+    st: &mut crate::State,
+    shared: &Shared,
+    before: rvlab_core::live::Before,
+    rec: rvlab_core::live::Recorded,
+    outcome: &Outcome,
+) {
+    let event = st.live.record(before, &st.store, rec, outcome);
+    crate::live::publish(shared, event);
 }
 
 /// Discovery, `/version` and OpenAPI: `wire`'s answers (not traced: they are not store

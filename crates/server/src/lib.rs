@@ -14,6 +14,8 @@ mod handler;
 mod http;
 mod kubeconfig;
 pub mod limits;
+mod live;
+pub mod page;
 mod trace;
 mod watch;
 pub mod wire;
@@ -45,6 +47,10 @@ pub struct Options {
     pub limits: Limits,
     /// An interferer (`--interfere POLICY`, issue #15; `rvlab_core::interfere`): `None`, none.
     pub interfere: Option<rvlab_core::interfere::Settings>,
+    /// The page to serve at `/` (`--page DIR`); `None`: `dist/` if there is one ([`page::find`]).
+    pub page: Option<PathBuf>,
+    /// Serve no page at all (`rvlab test`: nobody watches).
+    pub no_page: bool,
 }
 
 impl Default for Options {
@@ -56,6 +62,8 @@ impl Default for Options {
             trace: None,
             limits: Limits::default(),
             interfere: None,
+            page: None,
+            no_page: false,
         }
     }
 }
@@ -82,6 +90,8 @@ pub(crate) struct State {
     pub customs: std::collections::BTreeSet<(String, String)>,
     /// `--interfere POLICY`: fed every write before the store serves it (`handler`).
     pub interferer: Option<rvlab_core::interfere::Interferer>,
+    /// The live view's history (`GET /rvlab/v1/live`).
+    pub live: rvlab_core::live::Live,
 }
 
 impl State {
@@ -110,6 +120,12 @@ pub(crate) struct Shared {
     /// The store's revision after each write: watchers wait on it.
     pub revision_tx: tokio::sync::watch::Sender<u64>,
     pub revision_rx: tokio::sync::watch::Receiver<u64>,
+    /// Each live step's event, for the live viewers (`live`).
+    pub live_tx: tokio::sync::broadcast::Sender<Arc<str>>,
+    /// Open live streams (bounded by `Limits::max_live_viewers`).
+    pub live_viewers: std::sync::atomic::AtomicUsize,
+    /// The page served at `/` (`page`).
+    pub page: Option<PathBuf>,
 }
 
 impl Shared {
@@ -199,6 +215,28 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
     }
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     let (revision_tx, revision_rx) = tokio::sync::watch::channel(store.revision());
+    let page = if options.no_page {
+        None
+    } else {
+        page::find(options.page.as_deref())
+    };
+    if let Some(dir) = &page {
+        if !dir.join(page::LIVE_PAGE).is_file() {
+            anyhow::bail!(
+                "--page {}: there is no {} in it (build the page with `cargo xtask dist`)",
+                dir.display(),
+                page::LIVE_PAGE
+            );
+        }
+    }
+    // Names this server instance for the live view (a page that sees another starts over).
+    let instance = format!("{}-{}", now_ms(), std::process::id());
+    let live = rvlab_core::live::Live::new(
+        &store,
+        &instance,
+        rvlab_core::limits::LIVE_HISTORY_STEPS,
+        rvlab_core::limits::LIVE_HISTORY_BYTES,
+    );
     let shared = Arc::new(Shared {
         state: Mutex::new(State {
             store,
@@ -208,6 +246,7 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
             cache: rvlab_core::watch::WatchCache::default(),
             customs,
             interferer,
+            live,
         }),
         limits: options.limits,
         started: Instant::now(),
@@ -215,6 +254,9 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
         shutdown: shutdown_rx,
         revision_tx,
         revision_rx,
+        live_tx: live::channel(),
+        live_viewers: Default::default(),
+        page,
     });
     Ok(Server {
         listener,
@@ -240,6 +282,11 @@ impl Server {
     /// The kubeconfig it wrote, if any.
     pub fn kubeconfig(&self) -> Option<&std::path::Path> {
         self.kubeconfig.as_deref()
+    }
+
+    /// The page directory it serves at `/`, if any.
+    pub fn page(&self) -> Option<&std::path::Path> {
+        self.shared.page.as_deref()
     }
 
     /// Serves until `shutdown` completes, then stops accepting, ends watches, lets requests in

@@ -35,6 +35,9 @@ pub const MAX_WATCHERS: usize = 256;
 /// steps are dropped from memory (the `--trace` file keeps every step).
 pub const TRACE_MEMORY_BYTES: usize = 64 * 1024 * 1024;
 
+/// Open live-view streams (`GET /rvlab/v1/live`) at once; one more is answered 429 as a watch.
+pub const MAX_LIVE_VIEWERS: usize = 32;
+
 /// A watch that allows bookmarks gets one this often (the apiserver's is about a minute).
 pub const BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
 
@@ -53,6 +56,7 @@ pub struct Limits {
     pub body_read_timeout: Duration,
     pub max_connections: usize,
     pub max_watchers: usize,
+    pub max_live_viewers: usize,
     pub trace_memory_bytes: usize,
     pub bookmark_interval: Duration,
 }
@@ -67,6 +71,7 @@ impl Default for Limits {
             body_read_timeout: BODY_READ_TIMEOUT,
             max_connections: MAX_CONNECTIONS,
             max_watchers: MAX_WATCHERS,
+            max_live_viewers: MAX_LIVE_VIEWERS,
             trace_memory_bytes: TRACE_MEMORY_BYTES,
             bookmark_interval: BOOKMARK_INTERVAL,
         }

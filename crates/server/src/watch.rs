@@ -65,7 +65,7 @@ pub fn is_watch(pairs: &[(String, String)]) -> bool {
 
 /// The apiserver's max-in-flight refusal (AS `filters/maxinflight.go`, `tooManyRequests`):
 /// Go's `http.Error`, plain text, `Retry-After: 1`.
-fn too_many() -> HttpResponse {
+pub(crate) fn too_many() -> HttpResponse {
     let mut r = reply(
         429,
         "text/plain; charset=utf-8",
