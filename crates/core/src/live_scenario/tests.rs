@@ -505,3 +505,55 @@ fn real_programs_lists_and_applies_replay_exactly() {
     );
     assert!(text.contains("# kube-rs, after its 409 (DELETE"), "{text}");
 }
+
+#[test]
+fn bodies_nested_deeper_than_a_literal_may_be_are_built_field_by_field() {
+    let widgets = "/apis/example.com/v1/namespaces/default/widgets";
+    let deep = json!({"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": {"i": 1}}}}}}}}});
+    let create = request(
+        Method::Post,
+        &format!("{widgets}?fieldManager=python"),
+        Some("application/json"),
+        Some(
+            json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": deep}),
+        ),
+    );
+    let patch = request(
+        Method::Patch,
+        &format!("{widgets}/w?fieldManager=python"),
+        Some("application/merge-patch+json"),
+        Some(json!({"spec": {"x": "y"}})),
+    );
+    let requests = [("python", create), ("python", patch)];
+    let (live, end) = served(&requests);
+    let text = live.scenario();
+    assert!(
+        text.contains("    body = {}\n    body.spec = {}\n    body.spec.a = {"),
+        "{text}"
+    );
+    let (replayed, replay_end) = replay(&text);
+    assert_eq!(replayed, recorded(&live), "{text}");
+    assert_eq!(contents(&replay_end), contents(&end), "{text}");
+    // Started after the create, the widget is a setup object, its spec split the same way.
+    let mut store = Store::new();
+    let mut rng = Rng::new(3);
+    let actor = Actor {
+        name: "python".into(),
+        base_revision: 0,
+    };
+    let mut env = Env {
+        now_ms: 0,
+        rng: &mut rng,
+    };
+    store.handle(&requests[0].1, &actor, &mut env);
+    let live = Live::new(&store, "test", 100, usize::MAX);
+    let text = live.scenario();
+    assert!(
+        text.contains(
+            "object widgets.example.com/w at resourceVersion 1:\n    spec = {}\n    spec.a = {"
+        ),
+        "{text}"
+    );
+    let (_, replay_end) = replay(&text);
+    assert_eq!(contents(&replay_end), contents(&store), "{text}");
+}
