@@ -34,6 +34,7 @@ pub mod lang;
 pub mod lessons;
 pub mod limits;
 pub mod live;
+mod live_scenario;
 pub mod names;
 pub mod report;
 pub mod rng;
