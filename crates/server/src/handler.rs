@@ -237,6 +237,9 @@ pub(crate) async fn handle(
     if method == Method::Get && path == "/rvlab/v1/live" {
         return Ok(crate::live::stream(&shared));
     }
+    if method == Method::Get && path == "/rvlab/v1/scenario" {
+        return Ok(crate::live::scenario(&shared));
+    }
     let pairs = client::query_pairs(&query);
     if method == Method::Get && crate::watch::is_watch(&pairs) {
         let program = client::program(user_agent.as_deref());

@@ -12,7 +12,7 @@
 //!   history again); a viewer that leaves costs nothing (its receiver is dropped with it).
 //! - A comment line every [`KEEPALIVE`] keeps proxies from closing an idle stream.
 
-use crate::handler::HttpResponse;
+use crate::handler::{reply, HttpResponse};
 use crate::Shared;
 use bytes::Bytes;
 use hyper::body::Frame;
@@ -124,4 +124,10 @@ pub(crate) fn stream(shared: &Arc<Shared>) -> HttpResponse {
         hyper::header::HeaderValue::from_static("no-cache"),
     );
     r
+}
+
+/// `GET /rvlab/v1/scenario`: the kept history as a scenario text ("Save as scenario").
+pub(crate) fn scenario(shared: &Shared) -> HttpResponse {
+    let text = shared.lock().live.scenario();
+    reply(200, "text/plain; charset=utf-8", text.into_bytes())
 }

@@ -164,6 +164,22 @@ fn the_stream_sends_the_history_then_each_step_as_it_is_served() {
         "the row carries the server's exact Status body"
     );
 
+    // Save as scenario: the history as a scenario text that parses and replays the 409.
+    let text = get(h.addr(), "/rvlab/v1/scenario").text();
+    let parsed = rvlab_core::lang::parse(&text);
+    assert!(!parsed.has_errors(), "{text}");
+    let sc = parsed.scenario.unwrap();
+    let names: Vec<&str> = sc.clients.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["kubectl", "python"], "{text}");
+    let mut run = rvlab_core::run::Run::new(&sc, 0, None).unwrap();
+    run.run_to_end();
+    let codes: Vec<Option<u16>> = run
+        .steps
+        .iter()
+        .filter_map(|s| s.response.as_ref().map(|r| Some(r.code)))
+        .collect();
+    assert_eq!(codes, [Some(200), Some(200), Some(409)], "{text}");
+
     // A second viewer gets the same history.
     let (mut ev2, _) = Events::open(&h);
     assert_eq!(ev2.next().0, "hello");
