@@ -38,3 +38,6 @@ pub const MAX_NAME_CHARS: usize = 253;
 pub const MAX_NAMESPACE_CHARS: usize = 63;
 /// At most this many diagnostics are reported for one text.
 pub const MAX_DIAGNOSTICS: usize = 100;
+/// The most writes `--stale-reads K` may lag a read behind: the server keeps K + 1 states of
+/// the store (one clone per write), so K is bounded.
+pub const MAX_STALE_READS: u32 = 16;
