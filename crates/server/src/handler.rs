@@ -311,7 +311,19 @@ pub(crate) async fn handle(
         if !dry_run {
             interfere(st, &shared, &target, &path, &name, &program, &request, now);
         }
-        let outcome = commit(st, &shared, &request, &actor, now);
+        let mut outcome = commit(st, &shared, &request, &actor, now);
+        // `--stale-reads K`: a read may be answered from an older state instead (`stale`).
+        let stale_read = crate::stale::instead(
+            st,
+            &target,
+            &path,
+            &pairs,
+            &program,
+            &request,
+            &actor,
+            now,
+            &mut outcome,
+        );
         if let Target::Object((g, p, _, _)) | Target::Collection(g, p, _) = &target {
             if g.contains('.') && (200..300).contains(&outcome.response.code) {
                 st.customs.insert((p.clone(), g.clone()));
@@ -341,7 +353,7 @@ pub(crate) async fn handle(
         };
         let index = st.trace.next_index();
         let clock = shared.started.elapsed().as_secs_f64() * 1000.0;
-        st.trace.push(crate::trace::step_json(
+        let mut step = crate::trace::step_json(
             index,
             &name,
             clock,
@@ -349,7 +361,11 @@ pub(crate) async fn handle(
             &outcome.response,
             outcome.revision,
             &outcome.lost_updates,
-        ));
+        );
+        if let (Some(s), Value::Object(m)) = (stale_read, &mut step) {
+            m.insert("stale_read".into(), s);
+        }
+        st.trace.push(step);
         outcome
     };
     let body = match &table {
@@ -395,6 +411,7 @@ fn commit(
         warnings: Vec::new(),
     });
     if outcome.revision.is_some() {
+        crate::stale::wrote(st);
         shared.revision_tx.send_replace(st.store.revision());
     }
     outcome

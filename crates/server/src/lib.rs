@@ -14,6 +14,7 @@ mod handler;
 mod http;
 mod kubeconfig;
 pub mod limits;
+mod stale;
 mod trace;
 mod watch;
 pub mod wire;
@@ -45,6 +46,8 @@ pub struct Options {
     pub limits: Limits,
     /// An interferer (`--interfere POLICY`, issue #15; `rvlab_core::interfere`): `None`, none.
     pub interfere: Option<rvlab_core::interfere::Settings>,
+    /// Stale reads (`--stale-reads K`, issue #15; `rvlab_core::stale`): `None`, off.
+    pub stale: Option<rvlab_core::stale::Settings>,
 }
 
 impl Default for Options {
@@ -56,6 +59,7 @@ impl Default for Options {
             trace: None,
             limits: Limits::default(),
             interfere: None,
+            stale: None,
         }
     }
 }
@@ -82,6 +86,8 @@ pub(crate) struct State {
     pub customs: std::collections::BTreeSet<(String, String)>,
     /// `--interfere POLICY`: fed every write before the store serves it (`handler`).
     pub interferer: Option<rvlab_core::interfere::Interferer>,
+    /// `--stale-reads K`: the last K + 1 states and the core's decisions (`stale`).
+    pub stale: Option<stale::Kept>,
 }
 
 impl State {
@@ -189,6 +195,12 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
             rvlab_core::interfere::Interferer::new(settings).map_err(|e| anyhow::anyhow!("{e}"))?,
         ),
     };
+    let stale = match options.stale.clone() {
+        None => None,
+        Some(settings) => {
+            Some(stale::Kept::new(settings, &store).map_err(|e| anyhow::anyhow!("{e}"))?)
+        }
+    };
     let trace = trace::Trace::new(options.limits.trace_memory_bytes, options.trace.as_deref())?;
     let listener = tokio::net::TcpListener::bind(&options.listen)
         .await
@@ -208,6 +220,7 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
             cache: rvlab_core::watch::WatchCache::default(),
             customs,
             interferer,
+            stale,
         }),
         limits: options.limits,
         started: Instant::now(),
