@@ -1,5 +1,6 @@
 //! `rvlab serve [FILE.rvl | lesson:ID] [--listen ADDR] [--kubeconfig FILE] [--trace FILE]
-//! [--page DIR] [--interfere POLICY [--interfere-field PATH] [--max-injections N] [--seed N]]`.
+//! [--page DIR] [--interfere POLICY [--interfere-field PATH] [--max-injections N] [--seed N]]
+//! [--stale-reads K]`.
 
 use crate::args::Args;
 use crate::{input, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
@@ -10,7 +11,8 @@ use std::path::PathBuf;
 
 const HELP: &str =
     "Usage: rvlab serve [FILE.rvl | lesson:ID] [--listen ADDR] [--kubeconfig FILE] [--trace FILE]
-                   [--page DIR] [--interfere POLICY [--interfere-field PATH] [--max-injections N] [--seed N]]
+                   [--page DIR] [--interfere POLICY [--interfere-field PATH] [--max-injections N]
+                   [--seed N]] [--stale-reads K]
 
 Serves the Kubernetes API on the model store, for the real kubectl, the Python client and
 kube-rs. The scenario's `object` setup is loaded (its clients are not run); without FILE the
@@ -36,9 +38,13 @@ Options:
   --interfere-field PATH
                      the field read-write changes (default
                      metadata.annotations.rvlab.dev/interference)
-  --max-injections N at most N injections per object (default 3)
+  --max-injections N at most N injections per object (default 3); with --stale-reads, at
+                     most N stale answers per client and object or collection
   --seed N           0 (default): every chance is taken; another seed takes each chance by a
                      coin, the same seed the same ones
+  --stale-reads K    answer GET, LIST and watch from the store's state K writes ago (0 to 16;
+                     0, the default, is off), as a lagging watch cache does; writes see the
+                     current state. The plan is printed on standard error at start
 
 FILE may be `-` (standard input) or `lesson:ID`. See docs/serve.md.
 Exit codes: 0 stopped by Ctrl-C or SIGTERM, 1 cannot start (the file has errors, the address
@@ -83,6 +89,7 @@ pub fn main(argv: &[String]) -> u8 {
             "--interfere-field",
             "--max-injections",
             "--seed",
+            "--stale-reads",
         ],
         &[],
     ) {
@@ -115,7 +122,7 @@ pub fn main(argv: &[String]) -> u8 {
         eprintln!("error: --listen takes HOST:PORT (such as 127.0.0.1:8001), not `{listen}`");
         return EXIT_USAGE;
     }
-    let interfere = match interference(&args) {
+    let (interfere, stale) = match interference(&args).and_then(|i| Ok((i, stale_reads(&args)?))) {
         Ok(i) => i,
         Err(e) => {
             eprintln!("error: {e}\n\n{HELP}");
@@ -136,6 +143,7 @@ pub fn main(argv: &[String]) -> u8 {
         trace: args.value("--trace").map(PathBuf::from),
         interfere,
         page: args.value("--page").map(PathBuf::from),
+        stale,
         ..rvlab_server::Options::default()
     };
     let rt = match tokio::runtime::Builder::new_multi_thread()
@@ -156,6 +164,12 @@ pub fn main(argv: &[String]) -> u8 {
 fn interference(args: &Args) -> Result<Option<Settings>, String> {
     let Some(policy) = args.value("--interfere") else {
         for o in ["--interfere-field", "--max-injections", "--seed"] {
+            if o == "--max-injections" && args.value("--stale-reads").is_some() {
+                continue;
+            }
+            if o == "--max-injections" && args.value(o).is_some() {
+                return Err(format!("{o} needs --interfere POLICY or --stale-reads K"));
+            }
             if args.value(o).is_some() {
                 return Err(format!("{o} needs --interfere POLICY"));
             }
@@ -173,13 +187,8 @@ fn interference(args: &Args) -> Result<Option<Settings>, String> {
         rvlab_core::interfere::parse_field(f)?;
         settings.field = Some(f.to_string());
     }
-    if let Some(n) = args.value("--max-injections") {
-        settings.max_injections = n.parse::<u32>().ok().filter(|&n| n > 0).ok_or_else(|| {
-            format!(
-                "--max-injections takes a whole number from 1 to {}, not `{n}`",
-                u32::MAX
-            )
-        })?;
+    if let Some(n) = max_injections(args)? {
+        settings.max_injections = n;
     }
     if let Some(n) = args.value("--seed") {
         settings.seed = n.parse::<u64>().map_err(|_| {
@@ -189,8 +198,50 @@ fn interference(args: &Args) -> Result<Option<Settings>, String> {
     Ok(Some(settings))
 }
 
+/// `--max-injections N`, a whole number ≥ 1, if given.
+fn max_injections(args: &Args) -> Result<Option<u32>, String> {
+    let Some(n) = args.value("--max-injections") else {
+        return Ok(None);
+    };
+    n.parse::<u32>()
+        .ok()
+        .filter(|&n| n > 0)
+        .map(Some)
+        .ok_or_else(|| {
+            format!(
+                "--max-injections takes a whole number from 1 to {}, not `{n}`",
+                u32::MAX
+            )
+        })
+}
+
+/// Stale reads from `--stale-reads K` (0: off) and `--max-injections N` (the stale answers
+/// per client and target). `rvlab test` reads them the same way.
+pub fn stale_reads(args: &Args) -> Result<Option<rvlab_core::stale::Settings>, String> {
+    let Some(k) = args.value("--stale-reads") else {
+        return Ok(None);
+    };
+    let k = rvlab_core::stale::parse_writes_behind(k)?;
+    let mut settings = rvlab_core::stale::Settings::new(k);
+    if let Some(n) = max_injections(args)? {
+        settings.max_stale = n;
+    }
+    Ok(Some(settings).filter(|_| k > 0))
+}
+
 async fn run(options: rvlab_server::Options) -> u8 {
-    let plan = options.interfere.as_ref().map(Settings::plan);
+    let plan: Vec<String> = options
+        .interfere
+        .as_ref()
+        .map(Settings::plan)
+        .into_iter()
+        .chain(
+            options
+                .stale
+                .as_ref()
+                .map(rvlab_core::stale::Settings::plan),
+        )
+        .collect();
     let wrote_kubeconfig = options.kubeconfig.is_some();
     let server = match rvlab_server::bind(options).await {
         Ok(s) => s,
@@ -225,8 +276,8 @@ async fn run(options: rvlab_server::Options) -> u8 {
         );
     }
     let _ = out.flush();
-    if let Some(plan) = plan {
-        eprintln!("{plan}");
+    for line in plan {
+        eprintln!("{line}");
     }
     if !addr.ip().is_loopback() {
         eprintln!(

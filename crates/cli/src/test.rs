@@ -31,6 +31,9 @@ Options:
                        the field the interferer changes (default: the policy's)
   --max-injections N   at most N injections per object (default 3)
   --seed N             the interferer's seed (default 0)
+  --stale-reads K      answer GET, LIST and watch from the store's state K writes ago (0 to 16;
+                       0, the default, is off), at most --max-injections stale answers per
+                       client and object or collection; the report counts them
 
 Exit codes: 0 COMMAND succeeded and no update was lost; COMMAND's own code when it failed
 (1 when a signal ended it); 1 when it succeeded but an update was lost; 124 it timed out;
@@ -60,6 +63,7 @@ pub fn main(argv: &[String]) -> u8 {
             "--interfere-field",
             "--max-injections",
             "--seed",
+            "--stale-reads",
         ],
         &[],
     ) {
@@ -92,6 +96,10 @@ pub fn main(argv: &[String]) -> u8 {
         Ok(s) => s,
         Err(e) => return usage(&e),
     };
+    let stale = match serve::stale_reads(&args) {
+        Ok(s) => s,
+        Err(e) => return usage(&e),
+    };
     let setup = match file {
         None => None,
         Some(f) => match serve::load_setup(f) {
@@ -110,6 +118,7 @@ pub fn main(argv: &[String]) -> u8 {
         command,
         timeout_ns,
         interfere,
+        stale,
         args.value("--trace").map(PathBuf::from),
         args.value("--report").map(PathBuf::from),
     );
@@ -120,6 +129,12 @@ pub fn main(argv: &[String]) -> u8 {
 fn interfere_settings(args: &Args) -> Result<Option<Settings>, String> {
     let Some(policy) = args.value("--interfere") else {
         for o in ["--interfere-field", "--max-injections", "--seed"] {
+            if o == "--max-injections" && args.value("--stale-reads").is_some() {
+                continue;
+            }
+            if o == "--max-injections" && args.value(o).is_some() {
+                return Err(format!("{o} needs --interfere POLICY or --stale-reads K"));
+            }
             if args.value(o).is_some() {
                 return Err(format!("{o} needs --interfere POLICY"));
             }
@@ -147,12 +162,14 @@ fn interfere_settings(args: &Args) -> Result<Option<Settings>, String> {
     }))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run(
     dir: &std::path::Path,
     setup: Option<String>,
     command: &[String],
     timeout_ns: u64,
     interfere: Option<Settings>,
+    stale: Option<rvlab_core::stale::Settings>,
     trace: Option<PathBuf>,
     report_file: Option<PathBuf>,
 ) -> u8 {
@@ -164,6 +181,7 @@ fn run(
         trace,
         interfere: interfere.clone(),
         no_page: true,
+        stale: stale.clone(),
         ..rvlab_server::Options::default()
     }) {
         Ok(s) => s,
@@ -246,6 +264,7 @@ fn run(
         },
         analysis: report::analyze(&steps, dropped),
         interfere,
+        stale,
     };
     eprint!("{}", report.to_text());
     if let Some(path) = report_file {

@@ -5,11 +5,14 @@
 //!
 //! - per client: requests, writes, 409s, and what followed each write's `409 Conflict`: a
 //!   retry that **re-read** the object first (a 200 GET of it, or of its collection, by the
-//!   same client since the 409, and a resourceVersion other than the rejected one), a retry
+//!   same client since the 409, and a resourceVersion other than the rejected one, or the
+//!   same one when that re-read was a stale answer of `--stale-reads`), a retry
 //!   that **resent a stale body** (no such GET, or the same resourceVersion again), or none;
 //! - every lost update the store detected, with the value lost (the field as the overwritten
 //!   write left it, read from that write's response) and the value written over it;
 //! - the interferer's injections (steps of client [`crate::interfere::INTERFERER`]);
+//! - the stale answers of `--stale-reads K` (steps with a `stale_read` member,
+//!   [`crate::stale`]); a write based on one without a resourceVersion is a lost update above;
 //! - the verdict and the exit code ([`Report::exit_code`]).
 
 use crate::interfere::INTERFERER;
@@ -113,6 +116,18 @@ pub struct Injection {
     pub revision: Value,
 }
 
+/// A read answered from an old state (`--stale-reads K`): a step with a `stale_read`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaleAnswer {
+    pub step: u64,
+    pub client: String,
+    /// The request's path, as sent.
+    pub path: String,
+    pub served_revision: u64,
+    pub current_revision: u64,
+    pub writes_behind: u64,
+}
+
 /// The analysis of a trace.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Analysis {
@@ -121,6 +136,7 @@ pub struct Analysis {
     pub retries: Vec<Retry>,
     pub lost_updates: Vec<Lost>,
     pub injections: Vec<Injection>,
+    pub stale_answers: Vec<StaleAnswer>,
     pub steps: u64,
     /// Steps the server let go from memory before the analysis (its `dropped`).
     pub dropped: u64,
@@ -190,10 +206,21 @@ pub fn analyze(steps: &[Value], dropped: u64) -> Analysis {
     let mut clients: Vec<ClientStats> = Vec::new();
     let mut retries = Vec::new();
     let mut injections = Vec::new();
+    let mut stale_answers = Vec::new();
     for (i, step) in steps.iter().enumerate() {
         let client = str_at(step, "/client");
         let method = str_at(step, "/request/method");
         let code = u64_at(step, "/response/code");
+        if let Some(s) = step.get("stale_read").filter(|s| s.is_object()) {
+            stale_answers.push(StaleAnswer {
+                step: u64_at(step, "/index"),
+                client: client.to_string(),
+                path: str_at(step, "/request/path").to_string(),
+                served_revision: u64_at(s, "/served_revision"),
+                current_revision: u64_at(s, "/current_revision"),
+                writes_behind: u64_at(s, "/writes_behind"),
+            });
+        }
         if client == INTERFERER {
             injections.push(Injection {
                 step: u64_at(step, "/index"),
@@ -233,6 +260,9 @@ pub fn analyze(steps: &[Value], dropped: u64) -> Analysis {
             .cloned()
             .unwrap_or(Value::Null);
         let mut reread = false;
+        // A re-read answered from an old state (`--stale-reads`) may give the rejected
+        // resourceVersion again: the client did re-read.
+        let mut reread_stale = false;
         let mut retry = None;
         for later in &steps[i + 1..] {
             if str_at(later, "/client") != client {
@@ -240,6 +270,7 @@ pub fn analyze(steps: &[Value], dropped: u64) -> Analysis {
             }
             if reads(later, &object) {
                 reread = true;
+                reread_stale |= later.get("stale_read").is_some_and(Value::is_object);
             } else if is_write(str_at(later, "/request/method")) && object_of(later) == object {
                 retry = Some(later);
                 break;
@@ -253,7 +284,7 @@ pub fn analyze(steps: &[Value], dropped: u64) -> Analysis {
             .pointer("/request/body/metadata/resourceVersion")
             .cloned()
             .unwrap_or(Value::Null);
-        let kind = if reread && (rv.is_null() || rv != rejected_rv) {
+        let kind = if reread && (rv.is_null() || rv != rejected_rv || reread_stale) {
             stats.retries_reread += 1;
             RetryKind::Reread
         } else {
@@ -307,6 +338,7 @@ pub fn analyze(steps: &[Value], dropped: u64) -> Analysis {
         retries,
         lost_updates,
         injections,
+        stale_answers,
         steps: steps.len() as u64,
         dropped,
     }
@@ -319,6 +351,8 @@ pub struct Report {
     pub analysis: Analysis,
     /// The interferer's settings (null: none).
     pub interfere: Option<crate::interfere::Settings>,
+    /// `--stale-reads K`'s settings (null: off).
+    pub stale: Option<crate::stale::Settings>,
 }
 
 /// `rvlab test`'s exit code when the command timed out (as GNU `timeout`).
@@ -398,6 +432,15 @@ impl Report {
                     ])
                 }),
             ),
+            (
+                "stale_reads",
+                self.stale.as_ref().map_or(Value::Null, |s| {
+                    object(vec![
+                        ("writes_behind", s.writes_behind.into()),
+                        ("max_stale", s.max_stale.into()),
+                    ])
+                }),
+            ),
             ("steps", a.steps.into()),
             ("dropped", a.dropped.into()),
             (
@@ -473,6 +516,22 @@ impl Report {
                     })
                     .collect(),
             ),
+            (
+                "stale_answers",
+                a.stale_answers
+                    .iter()
+                    .map(|s| {
+                        object(vec![
+                            ("step", s.step.into()),
+                            ("client", s.client.as_str().into()),
+                            ("path", s.path.as_str().into()),
+                            ("served_revision", s.served_revision.into()),
+                            ("current_revision", s.current_revision.into()),
+                            ("writes_behind", s.writes_behind.into()),
+                        ])
+                    })
+                    .collect(),
+            ),
         ])
     }
 
@@ -521,6 +580,28 @@ impl Report {
                 a.injections.len(),
                 if a.injections.len() == 1 { "" } else { "s" }
             )),
+        }
+        if let Some(s) = self.stale.as_ref() {
+            let n = a.stale_answers.len();
+            let mut by_client: Vec<(&str, u64)> = Vec::new();
+            for x in &a.stale_answers {
+                match by_client.iter_mut().find(|(c, _)| *c == x.client) {
+                    Some((_, k)) => *k += 1,
+                    None => by_client.push((&x.client, 1)),
+                }
+            }
+            let who: Vec<String> = by_client.iter().map(|(c, k)| format!("{c} {k}")).collect();
+            out.push_str(&format!(
+                "  stale reads ({} write{} behind): {n} stale answer{} served{}\n",
+                s.writes_behind,
+                if s.writes_behind == 1 { "" } else { "s" },
+                if n == 1 { "" } else { "s" },
+                if who.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", who.join(", "))
+                },
+            ));
         }
         if a.lost_updates.is_empty() {
             out.push_str("  no lost updates\n");
@@ -752,6 +833,7 @@ mod tests {
             },
             analysis: a,
             interfere: None,
+            stale: None,
         };
         assert_eq!(r.exit_code(), 1);
         assert!(
@@ -773,11 +855,80 @@ mod tests {
             },
             analysis: analyze(&[], 0),
             interfere: None,
+            stale: None,
         };
         assert_eq!(r(Ended::Exited(0)).exit_code(), 0);
         assert_eq!(r(Ended::Exited(3)).exit_code(), 3);
         assert_eq!(r(Ended::Exited(256)).exit_code(), 1);
         assert_eq!(r(Ended::Signal(9)).exit_code(), 1);
         assert_eq!(r(Ended::TimedOut).exit_code(), EXIT_TIMED_OUT);
+    }
+
+    #[test]
+    fn stale_answers_are_counted_and_a_write_over_one_is_a_lost_update() {
+        let mut read = step(0, "python", "GET", CM, Value::Null, 200, json!({}));
+        read["stale_read"] = json!({"served_revision": 100, "current_revision": 101, "writes_behind": 1, "why": "…"});
+        let fresh = step(1, "python", "GET", CM, Value::Null, 200, json!({}));
+        let mut write = step(
+            2,
+            "python",
+            "PUT",
+            CM,
+            json!({"metadata": {"name": "c"}, "data": {"key": "from-bob"}}),
+            200,
+            json!({"data": {"key": "from-bob"}}),
+        );
+        write["lost_updates"] = json!([{"object": "configmap/c", "path": "data.other", "writer": "python",
+            "overwritten_writer": "alice", "overwritten_revision": 101, "base_revision": 100, "revision": 102}]);
+        // A retry after a 409 whose re-read was a stale answer counts as a re-read, even with
+        // the rejected resourceVersion again.
+        let mut stale_reread = step(11, "python", "GET", CM, Value::Null, 200, json!({}));
+        stale_reread["stale_read"] = read["stale_read"].clone();
+        let retries = analyze(
+            &[
+                put(10, "python", "100", 409),
+                stale_reread,
+                put(12, "python", "100", 409),
+            ],
+            0,
+        );
+        assert_eq!(retries.retries[0].kind, RetryKind::Reread);
+        let a = analyze(&[read, fresh, write], 0);
+        assert_eq!(
+            a.stale_answers,
+            [StaleAnswer {
+                step: 0,
+                client: "python".into(),
+                path: CM.into(),
+                served_revision: 100,
+                current_revision: 101,
+                writes_behind: 1
+            }]
+        );
+        let r = Report {
+            command: Command {
+                argv: vec!["x".into()],
+                ended: Ended::Exited(0),
+                duration_ns: 0,
+                timeout_ns: 1,
+            },
+            analysis: a,
+            interfere: None,
+            stale: Some(crate::stale::Settings::new(1)),
+        };
+        assert_eq!(r.exit_code(), 1);
+        let text = r.to_text();
+        assert!(
+            text.contains("  stale reads (1 write behind): 1 stale answer served (python 1)\n"),
+            "{text}"
+        );
+        assert!(text.contains("it had read revision 100"), "{text}");
+        let j = r.to_json();
+        assert_eq!(
+            j["stale_reads"],
+            json!({"writes_behind": 1, "max_stale": 3})
+        );
+        assert_eq!(j["stale_answers"][0]["served_revision"], 100);
+        assert_eq!(j["stale_answers"][0]["client"], "python");
     }
 }

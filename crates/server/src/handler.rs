@@ -339,7 +339,19 @@ pub(crate) async fn handle(
             interfere(st, &shared, &target, &path, &name, &program, &request, now);
         }
         let before = st.live.before(&st.store, &request);
-        let outcome = commit(st, &shared, &request, &actor, now);
+        let mut outcome = commit(st, &shared, &request, &actor, now);
+        // `--stale-reads K`: a read may be answered from an older state instead (`stale`).
+        let stale_read = crate::stale::instead(
+            st,
+            &target,
+            &path,
+            &pairs,
+            &program,
+            &request,
+            &actor,
+            now,
+            &mut outcome,
+        );
         if let Target::Object((g, p, _, _)) | Target::Collection(g, p, _) = &target {
             if g.contains('.') && (200..300).contains(&outcome.response.code) {
                 st.customs.insert((p.clone(), g.clone()));
@@ -369,7 +381,7 @@ pub(crate) async fn handle(
         };
         let index = st.trace.next_index();
         let clock = shared.started.elapsed().as_secs_f64() * 1000.0;
-        st.trace.push(crate::trace::step_json(
+        let mut step = crate::trace::step_json(
             index,
             &name,
             clock,
@@ -377,7 +389,11 @@ pub(crate) async fn handle(
             &outcome.response,
             outcome.revision,
             &outcome.lost_updates,
-        ));
+        );
+        if let (Some(s), Value::Object(m)) = (stale_read.clone(), &mut step) {
+            m.insert("stale_read".into(), s);
+        }
+        st.trace.push(step);
         if !dry_run {
             let rec = rvlab_core::live::Recorded {
                 program: program.clone(),
@@ -389,7 +405,7 @@ pub(crate) async fn handle(
                 response: outcome.response.clone(),
                 revision: outcome.revision,
                 clock_nanos: elapsed_nanos(&shared),
-                interference: None,
+                interference: stale_read,
             };
             live_step(st, &shared, before, rec, &outcome);
         }
@@ -438,6 +454,7 @@ fn commit(
         warnings: Vec::new(),
     });
     if outcome.revision.is_some() {
+        crate::stale::wrote(st);
         shared.revision_tx.send_replace(st.store.revision());
     }
     outcome

@@ -16,6 +16,7 @@ mod kubeconfig;
 pub mod limits;
 mod live;
 pub mod page;
+mod stale;
 mod trace;
 mod watch;
 pub mod wire;
@@ -51,6 +52,8 @@ pub struct Options {
     pub page: Option<PathBuf>,
     /// Serve no page at all (`rvlab test`: nobody watches).
     pub no_page: bool,
+    /// Stale reads (`--stale-reads K`, issue #15; `rvlab_core::stale`): `None`, off.
+    pub stale: Option<rvlab_core::stale::Settings>,
 }
 
 impl Default for Options {
@@ -64,6 +67,7 @@ impl Default for Options {
             interfere: None,
             page: None,
             no_page: false,
+            stale: None,
         }
     }
 }
@@ -92,6 +96,8 @@ pub(crate) struct State {
     pub interferer: Option<rvlab_core::interfere::Interferer>,
     /// The live view's history (`GET /rvlab/v1/live`).
     pub live: rvlab_core::live::Live,
+    /// `--stale-reads K`: the last K + 1 states and the core's decisions (`stale`).
+    pub stale: Option<stale::Kept>,
 }
 
 impl State {
@@ -205,6 +211,12 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
             rvlab_core::interfere::Interferer::new(settings).map_err(|e| anyhow::anyhow!("{e}"))?,
         ),
     };
+    let stale = match options.stale.clone() {
+        None => None,
+        Some(settings) => {
+            Some(stale::Kept::new(settings, &store).map_err(|e| anyhow::anyhow!("{e}"))?)
+        }
+    };
     let trace = trace::Trace::new(options.limits.trace_memory_bytes, options.trace.as_deref())?;
     let listener = tokio::net::TcpListener::bind(&options.listen)
         .await
@@ -247,6 +259,7 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
             customs,
             interferer,
             live,
+            stale,
         }),
         limits: options.limits,
         started: Instant::now(),

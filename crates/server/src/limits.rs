@@ -45,6 +45,14 @@ pub const BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
 /// is tracked as having observed nothing.
 pub const MAX_TRACKED_CLIENTS: usize = 1024;
 
+/// `--stale-reads K` lags a read at most this many writes behind (the server keeps K + 1
+/// states of the store): the core's `rvlab_core::limits::MAX_STALE_READS`.
+pub const MAX_STALE_READS: u32 = rvlab_core::limits::MAX_STALE_READS;
+
+/// A watch that lags behind (`--stale-reads K`) catches up, delivering the changes it held
+/// back, once no write has come for this long: a lagging cache catches up when writes pause.
+pub const STALE_CATCH_UP: Duration = Duration::from_secs(1);
+
 /// The bounds a server runs with; [`Limits::default`] is the documented figures above. Tests
 /// lower them to reach them cheaply.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +67,7 @@ pub struct Limits {
     pub max_live_viewers: usize,
     pub trace_memory_bytes: usize,
     pub bookmark_interval: Duration,
+    pub stale_catch_up: Duration,
 }
 
 impl Default for Limits {
@@ -74,6 +83,7 @@ impl Default for Limits {
             max_live_viewers: MAX_LIVE_VIEWERS,
             trace_memory_bytes: TRACE_MEMORY_BYTES,
             bookmark_interval: BOOKMARK_INTERVAL,
+            stale_catch_up: STALE_CATCH_UP,
         }
     }
 }

@@ -281,6 +281,10 @@ fn interference_prints_its_plan_and_bad_values_are_usage_errors() {
         plan(&["--interfere=read-write", "--interfere-field", "metadata.labels.chaos"]),
         "interference: read-write, at most 3 per object, field metadata.labels.chaos, seed 0 (every chance)\n"
     );
+    assert_eq!(
+        plan(&["--stale-reads", "2", "--max-injections", "5"]),
+        "stale reads: GET, LIST and watch served from the state 2 writes ago, at most 5 stale answers per client and object or collection (then fresh); writes see the current state\n"
+    );
 
     for (args, message) in [
         (
@@ -315,7 +319,11 @@ fn interference_prints_its_plan_and_bad_values_are_usage_errors() {
         ),
         (
             &["--max-injections", "3"][..],
-            "error: --max-injections needs --interfere POLICY",
+            "error: --max-injections needs --interfere POLICY or --stale-reads K",
+        ),
+        (
+            &["--stale-reads", "17"][..],
+            "error: --stale-reads takes a whole number of writes from 0 (off) to 16, not `17`",
         ),
     ] {
         let mut all = vec!["serve"];
