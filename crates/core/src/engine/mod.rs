@@ -35,6 +35,7 @@ pub use backoff::{backoff_delay, jitter, RetryState};
 pub use kubectl::{Running, KUBECTL_ERROR};
 pub use narrate::{fmt_duration, lost_sentence, mark, to_status, verb_noun};
 pub use records::{Action, ClientOutcome, Failure, KubectlStep, Mark, StepRecord, Verb};
+pub use request::{Direct, Transport};
 pub use vars::{Held, Revisions, Var, Vars};
 pub use world::{ClientState, Frame, World};
 
