@@ -234,3 +234,36 @@ fn two_setups_that_both_create_objects_are_an_error_and_an_empty_or_same_one_is_
         "{e}"
     );
 }
+
+#[test]
+fn a_real_write_over_a_scripted_change_it_never_read_is_a_lost_update_naming_the_scripted_client() {
+    let text = r#"object configmap/x at resourceVersion 100:
+    data.x = "initial"
+
+client alice:
+    obj = get configmap/x
+    patch configmap/x merge {"data": {"x": "from-alice"}}
+"#;
+    let h = scripted(text, None).expect("the server starts");
+    let mut obj = bob(&h, "GET", &format!("{CM}/x"), None).json();
+    // An unconditional update (no resourceVersion) of the stale copy: alice's patch lands first.
+    obj["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("resourceVersion");
+    obj["data"]["x"] = json!("from-bob");
+    let a = bob(&h, "PUT", &format!("{CM}/x"), Some(&obj));
+    assert_eq!(a.code, 200, "{}", a.text());
+    let steps = trace(&h);
+    assert_eq!(steps[2]["client"], "alice");
+    assert_eq!(steps[2]["request"]["method"], "PATCH");
+    assert_eq!(steps[2]["revision"], 101);
+    assert_eq!(steps[3]["mark"], "lost-update");
+    assert_eq!(
+        steps[3]["lost_updates"],
+        json!([{"object": "configmap/x", "path": "data.x", "writer": "bob",
+            "overwritten_writer": "alice", "overwritten_revision": 101,
+            "base_revision": 100, "revision": 102}])
+    );
+    h.stop().unwrap();
+}
