@@ -1,6 +1,6 @@
 //! `rvlab serve [FILE.rvl | lesson:ID] [--listen ADDR] [--kubeconfig FILE] [--trace FILE]
 //! [--page DIR] [--interfere POLICY [--interfere-field PATH] [--max-injections N] [--seed N]]
-//! [--stale-reads K]`.
+//! [--stale-reads K]`, POLICY `read-write`, `same-field` or `scenario FILE`.
 
 use crate::args::Args;
 use crate::{input, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
@@ -13,6 +13,7 @@ const HELP: &str =
     "Usage: rvlab serve [FILE.rvl | lesson:ID] [--listen ADDR] [--kubeconfig FILE] [--trace FILE]
                    [--page DIR] [--interfere POLICY [--interfere-field PATH] [--max-injections N]
                    [--seed N]] [--stale-reads K]
+       POLICY: read-write | same-field | scenario FILE
 
 Serves the Kubernetes API on the model store, for the real kubectl, the Python client and
 kube-rs. The scenario's `object` setup is loaded (its clients are not run); without FILE the
@@ -34,14 +35,21 @@ Options:
                      store at the worst moments: read-write (after a client reads an object
                      and before its next write to it, change a field it does not write) or
                      same-field (before a write without resourceVersion, write the fields it
-                     sets). The plan is printed on standard error at start
+                     sets); or scenario FILE: FILE's scripted clients are the other writers,
+                     one scripted request (and the local steps before it) before each real
+                     request, in schedule order; FILE's objects are the setup (a setup FILE
+                     must then create none, or be the same file). The plan is printed on
+                     standard error at start
   --interfere-field PATH
                      the field read-write changes (default
                      metadata.annotations.rvlab.dev/interference)
   --max-injections N at most N injections per object (default 3); with --stale-reads, at
-                     most N stale answers per client and object or collection
+                     most N stale answers per client and object or collection; with scenario,
+                     at most N scripted requests in all (default: until the scripted clients
+                     finish)
   --seed N           0 (default): every chance is taken; another seed takes each chance by a
-                     coin, the same seed the same ones
+                     coin, the same seed the same ones; with scenario, the scripted world's
+                     seed (the default scheduler's tie-breaks, backoff jitter)
   --stale-reads K    answer GET, LIST and watch from the store's state K writes ago (0 to 16;
                      0, the default, is off), as a lagging watch cache does; writes see the
                      current state. The plan is printed on standard error at start
@@ -78,8 +86,15 @@ pub fn load_setup(f: &str) -> Result<String, u8> {
 
 /// Runs the subcommand.
 pub fn main(argv: &[String]) -> u8 {
+    let (argv, scenario_file) = match crate::args::take_interfere_scenario(argv) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: {e}\n\n{HELP}");
+            return EXIT_USAGE;
+        }
+    };
     let args = match Args::parse(
-        argv,
+        &argv,
         &[
             "--listen",
             "--kubeconfig",
@@ -129,6 +144,10 @@ pub fn main(argv: &[String]) -> u8 {
             return EXIT_USAGE;
         }
     };
+    let (interfere, file) = match with_scenario(interfere, scenario_file.as_deref(), file) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
     let setup = match file {
         None => None,
         Some(f) => match load_setup(f) {
@@ -159,9 +178,33 @@ pub fn main(argv: &[String]) -> u8 {
     rt.block_on(run(options))
 }
 
+/// `--interfere scenario FILE2`: loads FILE2 into the settings (its diagnostics printed; `Err`:
+/// the exit code), and returns the setup FILE still to load: none when it is FILE2 itself
+/// (the same file given twice is one setup; the server checks that two different ones do not
+/// both create objects).
+pub fn with_scenario<'a>(
+    interfere: Option<Settings>,
+    scenario_file: Option<&str>,
+    file: Option<&'a str>,
+) -> Result<(Option<Settings>, Option<&'a str>), u8> {
+    let Some(f) = scenario_file else {
+        return Ok((interfere, file));
+    };
+    let text = load_setup(f)?;
+    let settings = interfere.map(|s| Settings {
+        scenario: Some(rvlab_core::interfere::ScenarioFile {
+            name: input::display_name(f).to_string(),
+            text,
+        }),
+        ..s
+    });
+    Ok((settings, file.filter(|&setup| setup != f)))
+}
+
 /// The interferer's settings from `--interfere POLICY`, `--interfere-field PATH`,
-/// `--max-injections N` and `--seed N` (the last three only with the first).
-fn interference(args: &Args) -> Result<Option<Settings>, String> {
+/// `--max-injections N` and `--seed N` (the last three only with the first); `rvlab test`'s
+/// too. For `scenario`, the scenario is added by [`with_scenario`].
+pub fn interference(args: &Args) -> Result<Option<Settings>, String> {
     let Some(policy) = args.value("--interfere") else {
         for o in ["--interfere-field", "--max-injections", "--seed"] {
             if o == "--max-injections" && args.value("--stale-reads").is_some() {
@@ -178,11 +221,20 @@ fn interference(args: &Args) -> Result<Option<Settings>, String> {
     };
     let mut settings = Settings::new(Policy::parse(policy)?);
     if let Some(f) = args.value("--interfere-field") {
-        if settings.policy != Policy::ReadWrite {
-            return Err(
-                "--interfere-field is read-write's: same-field writes the fields each write sets"
-                    .into(),
-            );
+        match settings.policy {
+            Policy::ReadWrite => {}
+            Policy::SameField => {
+                return Err(
+                    "--interfere-field is read-write's: same-field writes the fields each write sets"
+                        .into(),
+                )
+            }
+            Policy::Scenario => {
+                return Err(
+                    "--interfere-field is read-write's: a scenario's clients write what their statements say"
+                        .into(),
+                )
+            }
         }
         rvlab_core::interfere::parse_field(f)?;
         settings.field = Some(f.to_string());

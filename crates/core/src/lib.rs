@@ -41,6 +41,7 @@ pub mod report;
 pub mod rng;
 pub mod run;
 pub mod schedule;
+pub mod scripted;
 pub mod share;
 pub mod sort;
 pub mod stale;

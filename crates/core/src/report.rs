@@ -10,7 +10,9 @@
 //!   that **resent a stale body** (no such GET, or the same resourceVersion again), or none;
 //! - every lost update the store detected, with the value lost (the field as the overwritten
 //!   write left it, read from that write's response) and the value written over it;
-//! - the interferer's injections (steps of client [`crate::interfere::INTERFERER`]);
+//! - the interferer's injections (steps of client [`crate::interfere::INTERFERER`], and under
+//!   `--interfere scenario FILE` the scripted clients' steps: every step with an
+//!   `interference` member);
 //! - the stale answers of `--stale-reads K` (steps with a `stale_read` member,
 //!   [`crate::stale`]); a write based on one without a resourceVersion is a lost update above;
 //! - the verdict and the exit code ([`Report::exit_code`]).
@@ -106,10 +108,12 @@ pub struct Lost {
     pub revision: u64,
 }
 
-/// A write of the interferer.
+/// A write of the interferer (or a scripted client's request).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Injection {
     pub step: u64,
+    /// `rvlab-interferer`, or the scripted client's name.
+    pub client: String,
     pub method: String,
     pub path: String,
     pub code: u64,
@@ -221,9 +225,10 @@ pub fn analyze(steps: &[Value], dropped: u64) -> Analysis {
                 writes_behind: u64_at(s, "/writes_behind"),
             });
         }
-        if client == INTERFERER {
+        if client == INTERFERER || step.get("interference").is_some() {
             injections.push(Injection {
                 step: u64_at(step, "/index"),
+                client: client.to_string(),
                 method: method.to_string(),
                 path: str_at(step, "/request/path").to_string(),
                 code,
@@ -427,6 +432,12 @@ impl Report {
                     object(vec![
                         ("policy", s.policy.name().into()),
                         ("field", s.field.clone().map_or(Value::Null, Value::from)),
+                        (
+                            "scenario",
+                            s.scenario
+                                .as_ref()
+                                .map_or(Value::Null, |f| f.name.as_str().into()),
+                        ),
                         ("max_injections", s.max_injections.into()),
                         ("seed", s.seed.into()),
                     ])
@@ -508,6 +519,7 @@ impl Report {
                     .map(|i| {
                         object(vec![
                             ("step", i.step.into()),
+                            ("client", i.client.as_str().into()),
                             ("method", i.method.as_str().into()),
                             ("path", i.path.as_str().into()),
                             ("code", i.code.into()),
@@ -574,12 +586,22 @@ impl Report {
         }
         match self.interfere.as_ref() {
             None => {}
-            Some(s) => out.push_str(&format!(
-                "  interferer ({}): {} injection{}\n",
-                s.policy.name(),
-                a.injections.len(),
-                if a.injections.len() == 1 { "" } else { "s" }
-            )),
+            Some(s) => {
+                let policy = match &s.scenario {
+                    Some(f) => format!("{} {}", s.policy.name(), f.name),
+                    None => s.policy.name().to_string(),
+                };
+                let scripted = if s.scenario.is_some() {
+                    " (scripted requests)"
+                } else {
+                    ""
+                };
+                out.push_str(&format!(
+                    "  interferer ({policy}): {} injection{}{scripted}\n",
+                    a.injections.len(),
+                    if a.injections.len() == 1 { "" } else { "s" }
+                ))
+            }
         }
         if let Some(s) = self.stale.as_ref() {
             let n = a.stale_answers.len();
@@ -842,6 +864,43 @@ mod tests {
             "{}",
             r.to_text()
         );
+    }
+
+    #[test]
+    fn a_scripted_clients_steps_are_injections_not_a_client_under_test() {
+        let mut scripted = step(0, "alice", "PUT", CM, json!({}), 200, json!({}));
+        scripted["interference"] = json!({"policy": "scenario", "scripted_client": "alice"});
+        let real = put(1, "python", "1", 409);
+        let a = analyze(&[scripted, real], 0);
+        assert_eq!(a.injections.len(), 1);
+        assert_eq!(a.injections[0].client, "alice");
+        let names: Vec<&str> = a.clients.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["python"]);
+        let r = Report {
+            command: Command {
+                argv: vec!["x".into()],
+                ended: Ended::Exited(0),
+                duration_ns: 0,
+                timeout_ns: 1,
+            },
+            analysis: a,
+            interfere: Some(crate::interfere::Settings::scenario(
+                crate::interfere::ScenarioFile {
+                    name: "s.rvl".into(),
+                    text: String::new(),
+                },
+            )),
+        };
+        assert!(
+            r.to_text()
+                .contains("  interferer (scenario s.rvl): 1 injection (scripted requests)\n"),
+            "{}",
+            r.to_text()
+        );
+        let j = r.to_json();
+        assert_eq!(j["interfere"]["policy"], "scenario");
+        assert_eq!(j["interfere"]["scenario"], "s.rvl");
+        assert_eq!(j["injections"][0]["client"], "alice");
     }
 
     #[test]

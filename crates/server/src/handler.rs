@@ -461,7 +461,8 @@ fn commit(
 }
 
 /// `--interfere POLICY`: asks the core's interferer about the request about to be served and
-/// commits its write first, through [`commit`] (so the watch cache, managedFields and lost
+/// commits its write first (`--interfere scenario FILE`: the scripted world's next request,
+/// `crate::scripted`), through [`commit`] (so the watch cache, managedFields and lost
 /// updates see it), tracing it as a step of `rvlab-interferer` with its `interference`.
 #[allow(clippy::too_many_arguments)]
 fn interfere(
@@ -474,6 +475,10 @@ fn interfere(
     request: &Request,
     now: u64,
 ) {
+    if st.scripted.is_some() {
+        // `--interfere scenario FILE`: before every store request, reads too.
+        return crate::scripted::before(st, shared, client_name, request, now);
+    }
     let Some(interferer) = st.interferer.as_mut() else {
         return;
     };

@@ -16,6 +16,7 @@ mod kubeconfig;
 pub mod limits;
 mod live;
 pub mod page;
+mod scripted;
 mod stale;
 mod trace;
 mod watch;
@@ -38,7 +39,8 @@ pub struct Options {
     /// The address to listen on, `HOST:PORT` (`127.0.0.1:0` picks a free port).
     pub listen: String,
     /// A scenario's text: its `object` setup is loaded into the store (its clients are not
-    /// run). `None`: the store starts empty.
+    /// run). `None`: the store starts empty, or with the interference scenario's setup
+    /// (`--interfere scenario FILE`; both given: see [`bind`]).
     pub setup: Option<String>,
     /// Write a kubeconfig for this server here.
     pub kubeconfig: Option<PathBuf>,
@@ -98,6 +100,9 @@ pub(crate) struct State {
     pub live: rvlab_core::live::Live,
     /// `--stale-reads K`: the last K + 1 states and the core's decisions (`stale`).
     pub stale: Option<stale::Kept>,
+    /// `--interfere scenario FILE`: the scripted world, one request before each real one
+    /// (`scripted`).
+    pub scripted: Option<rvlab_core::scripted::Scripted>,
 }
 
 impl State {
@@ -192,10 +197,51 @@ pub struct Server {
     kubeconfig: Option<PathBuf>,
 }
 
+/// The scripted world of `--interfere scenario FILE` and the store and generator its setup
+/// built, which are the server's. The setup is given once: a server setup (`setup`) that sets
+/// up objects too must be the same text, else it is an error.
+fn scripted_state(
+    settings: &rvlab_core::interfere::Settings,
+    setup: Option<&str>,
+) -> anyhow::Result<(rvlab_core::scripted::Scripted, Store, Rng)> {
+    let mut world = rvlab_core::scripted::Scripted::new(settings, now_ms())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let (Some(text), Some(file)) = (setup, settings.scenario.as_ref()) {
+        let objects = rvlab_core::scripted::has_setup(text).map_err(|e| anyhow::anyhow!("{e}"))?;
+        if objects && text != file.text {
+            anyhow::bail!(
+                "two setups: the setup scenario and the interference scenario {} both create objects; give them once (without a setup FILE the interference scenario's objects are loaded; or give the same file for both)",
+                file.name
+            );
+        }
+    }
+    let mut store = world.take_store();
+    store.set_strict_namespaces(true);
+    let rng = world.world().rng.clone();
+    Ok((world, store, rng))
+}
+
 /// Binds the address, loads the scenario, writes the kubeconfig. Must run inside a tokio
 /// runtime.
+///
+/// With `--interfere scenario FILE` ([`rvlab_core::interfere::Policy::Scenario`]) the store
+/// starts with FILE's setup; a [`Options::setup`] that creates objects too must be the same
+/// text (an empty one, or none, is fine), else `bind` fails with a message saying so.
 pub async fn bind(options: Options) -> anyhow::Result<Server> {
-    let (store, rng) = initial_state(options.setup.as_deref())?;
+    let scenario_policy = options
+        .interfere
+        .as_ref()
+        .filter(|s| s.policy == rvlab_core::interfere::Policy::Scenario);
+    let (scripted, store, rng) = match scenario_policy {
+        Some(settings) => {
+            let (w, store, rng) = scripted_state(settings, options.setup.as_deref())?;
+            (Some(w), store, rng)
+        }
+        None => {
+            let (store, rng) = initial_state(options.setup.as_deref())?;
+            (None, store, rng)
+        }
+    };
     let customs = store
         .objects()
         .filter_map(|(r, _)| match &r.resource {
@@ -207,6 +253,7 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
         .collect();
     let interferer = match options.interfere.clone() {
         None => None,
+        Some(s) if s.policy == rvlab_core::interfere::Policy::Scenario => None,
         Some(settings) => Some(
             rvlab_core::interfere::Interferer::new(settings).map_err(|e| anyhow::anyhow!("{e}"))?,
         ),
@@ -260,6 +307,7 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
             interferer,
             live,
             stale,
+            scripted,
         }),
         limits: options.limits,
         started: Instant::now(),

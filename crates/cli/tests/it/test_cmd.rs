@@ -227,7 +227,7 @@ fn a_command_past_its_timeout_is_killed_with_its_group() {
 
 #[test]
 fn usage_errors_exit_2_with_clear_messages() {
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 9] = [
         (&["sh"], "rvlab test needs `--` before the command"),
         (&["--"], "no COMMAND after `--`"),
         (
@@ -250,6 +250,10 @@ fn usage_errors_exit_2_with_clear_messages() {
         (
             &["--max-injections", "2", "--", "true"],
             "--max-injections needs --interfere POLICY",
+        ),
+        (
+            &["--interfere", "scenario", "--", "true"],
+            "--interfere scenario needs a FILE",
         ),
     ];
     for (args, want) in cases {
@@ -490,4 +494,113 @@ print("done")
     assert!(err.contains("FAILED: 1 lost update\n"), "{err}");
     assert_eq!(json["passed"], false);
     assert_eq!(json["lost_updates"][0]["base_revision"], 100, "{json}");
+}
+
+/// A scenario whose scripted client alice reads my-config, edits her copy and updates it.
+const ALICE: &str = r#"object configmap/my-config at resourceVersion 100:
+    data.key = "initial"
+
+client alice:
+    obj = get configmap/my-config
+    obj.data.other = "from-alice"
+    update obj
+"#;
+
+fn alice_file(name: &str) -> (std::path::PathBuf, String) {
+    let dir = temp_dir(name);
+    let f = dir.join("alice.rvl");
+    std::fs::write(&f, ALICE).expect("write the scenario");
+    (dir, f.display().to_string())
+}
+
+/// `--interfere scenario FILE` with curl: alice's update lands between bob's GET and his PUT,
+/// which gets the real 409; the report counts alice's requests as injections.
+#[test]
+fn interfere_scenario_puts_a_scripted_update_between_a_get_and_a_put() {
+    let (dir, f) = alice_file("test-scenario-curl");
+    let report = dir.join("report.json");
+    let url = "\"$RVLAB_SERVER/api/v1/namespaces/default/configmaps/my-config\"";
+    let script = format!(
+        "set -e\ncurl -sf -A bob {url} >/dev/null\ncode=$(curl -s -o /dev/null -w '%{{http_code}}' -A bob -X PUT -H 'Content-Type: application/json' -d '{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"my-config\",\"resourceVersion\":\"100\"}},\"data\":{{\"key\":\"bob\"}}}}' {url})\necho \"put: $code\"\n"
+    );
+    let o = rvlab_test(&[
+        "--interfere",
+        "scenario",
+        &f,
+        "--report",
+        report.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "put: 409\n", "{err}");
+    assert!(
+        err.contains("client bob: 2 requests, 1 writes, 1 conflicts (409); after a 409: 0 re-read and retried, 0 resent a stale body, 1 not retried\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "  interferer (scenario {f}): 2 injections (scripted requests)\n"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("client alice"), "{err}");
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("a report")).unwrap();
+    assert_eq!(j["interfere"]["policy"], "scenario");
+    assert_eq!(j["interfere"]["scenario"], f.as_str());
+    let injected: Vec<(&str, &str)> = j["injections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["client"].as_str().unwrap(), i["method"].as_str().unwrap()))
+        .collect();
+    assert_eq!(injected, [("alice", "GET"), ("alice", "PUT")]);
+    assert_eq!(j["steps"], 4);
+}
+
+/// The seed's loop against a scenario's scripted writer: one 409, one re-read, done.
+#[test]
+fn the_seed_loop_passes_under_interfere_scenario() {
+    let (dir, f) = alice_file("test-scenario-python");
+    let script = dir.join("loop.py");
+    std::fs::write(&script, SEED_LOOP).expect("write");
+    let report = dir.join("report.json");
+    let py = python();
+    let o = rvlab_test(&[
+        "--interfere",
+        "scenario",
+        &f,
+        "--report",
+        report.to_str().unwrap(),
+        "--",
+        &py,
+        script.to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "conflict, retrying\ndone\n",
+        "{err}"
+    );
+    assert!(err.ends_with("no lost updates\nPASSED\n"), "{err}");
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("a report")).unwrap();
+    assert_eq!(j["injections"].as_array().map(Vec::len), Some(2), "{j}");
+    let py = &j["clients"][0];
+    assert_eq!(py["name"], "python", "{j}");
+    assert_eq!(
+        (
+            py["conflicts"].as_u64(),
+            py["retries_reread"].as_u64(),
+            py["retries_stale"].as_u64()
+        ),
+        (Some(1), Some(1), Some(0)),
+        "{j}"
+    );
+    assert_eq!(j["clients"].as_array().map(Vec::len), Some(1), "{j}");
 }

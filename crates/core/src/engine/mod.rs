@@ -38,6 +38,7 @@ pub use narrate::{
 };
 pub use records::{Action, ClientOutcome, Failure, KubectlStep, Mark, StepRecord, Verb};
 pub use request::sent_resource_version;
+pub use request::{Direct, Transport};
 pub use vars::{Held, Revisions, Var, Vars};
 pub use world::{ClientState, Frame, World};
 
