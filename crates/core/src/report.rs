@@ -890,6 +890,7 @@ mod tests {
                     text: String::new(),
                 },
             )),
+            stale: None,
         };
         assert!(
             r.to_text()
