@@ -322,10 +322,6 @@ async fn run(options: rvlab_server::Options) -> u8 {
             out,
             "live view: http://{addr}/ (open it to watch every request)"
         );
-    } else {
-        eprintln!(
-            "note: no page at http://{addr}/ to watch the requests live: build it with `cargo xtask dist`, or pass --page DIR"
-        );
     }
     let _ = out.flush();
     for line in plan {
@@ -334,6 +330,12 @@ async fn run(options: rvlab_server::Options) -> u8 {
     if !addr.ip().is_loopback() {
         eprintln!(
             "warning: listening on {addr}, beyond loopback: rvlab serve has no authentication, so anyone who can reach this address can read and change every object"
+        );
+    }
+    if server.page().is_none() {
+        // Last, after the plan and the warning scripts read first.
+        eprintln!(
+            "note: no page at http://{addr}/ to watch the requests live: build it with `cargo xtask dist`, or pass --page DIR"
         );
     }
     match server.run(stop_signal()).await {

@@ -411,3 +411,58 @@ fn interfere_scenario_loads_its_setup_prints_its_plan_and_refuses_a_second_setup
         assert!(stderr(&o).starts_with(message), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// `--page DIR`: the third line names the live view, and `/` is the page's kubectl build with
+/// the live meta; a DIR without the page is an error (exit 1).
+#[test]
+fn the_page_is_served_at_the_root_and_the_third_line_says_where() {
+    let dir = std::env::temp_dir().join(format!("rvlab-cli-page-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("kubectl.html"),
+        "<html><head></head><body>page</body></html>",
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rvlab"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--page"])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn rvlab serve");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut lines = [String::new(), String::new(), String::new()];
+    for l in &mut lines {
+        out.read_line(l).unwrap();
+    }
+    let url = lines[0]
+        .trim_end()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        lines[2],
+        format!("live view: {url}/ (open it to watch every request)\n")
+    );
+    let page = http_get(&url, "/");
+    assert!(
+        page.ends_with(
+            "<html><head><meta name=\"rvlab-live\" content=\"/rvlab/v1/live\"></head><body>page</body></html>"
+        ),
+        "{page}"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_rvlab"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--page"])
+        .arg(&empty)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("there is no kubectl.html in it"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
