@@ -29,7 +29,7 @@ use crate::engine::{self, request_target, request_verb, Action, Mark, StepRecord
 use crate::json::object;
 use crate::store::{Method, ObjectRef, Outcome, Request, Response, Store};
 use crate::vecmap::VecMap;
-use crate::view::{self, ObjectView, StepView};
+use crate::view::{self, ObjectView};
 use serde_json::Value;
 use std::collections::VecDeque;
 
