@@ -3,35 +3,13 @@
 //! and the kubectl command.
 
 use super::el;
-use rvlab_core::view::{ClientView, StepView, WorldView};
+use rvlab_core::view::{ClientView, ObjectView, StepView, WorldView};
 use yew::prelude::*;
 
 /// The inspector: the world shown, and the HTTP exchange of the step shown (`None` before
 /// the first).
 pub fn inspector(world: &WorldView, step: Option<&StepView>) -> Html {
-    let objects: Html = world
-        .objects
-        .iter()
-        .map(|o| {
-            let lines: Html = o
-                .lines
-                .iter()
-                .map(|l| {
-                    if l.resource_version {
-                        html! { <span class="rv" title="resourceVersion">{l.text.clone()}{"\n"}</span> }
-                    } else {
-                        html! { <>{l.text.clone()}{"\n"}</> }
-                    }
-                })
-                .collect();
-            html! {
-                <div class="object">
-                    <h4>{o.name.clone()}{el("span", "rv-chip", format!("rv {}", o.resource_version))}</h4>
-                    <pre class="yaml">{lines}</pre>
-                </div>
-            }
-        })
-        .collect();
+    let objects: Html = world.objects.iter().map(object).collect();
     let clients: Html = world
         .clients
         .iter()
@@ -67,7 +45,53 @@ pub fn inspector(world: &WorldView, step: Option<&StepView>) -> Html {
             }
         })
         .collect();
-    let http = match step {
+    let http = http_exchange(step);
+    html! {
+        <section class="panel inspector" data-testid="inspector" aria-label="Inspector">
+            <div class="inspect-grid">
+                <div data-testid="inspector-object" class="box">
+                    {el("h3", "", "Server")}
+                    if world.objects.is_empty() { {el("p", "muted", "no objects")} }
+                    {objects}
+                </div>
+                <div class="box" data-testid="inspector-clients">
+                    {el("h3", "", "Clients")}
+                    {clients}
+                </div>
+                <div data-testid="inspector-http" class="box http">
+                    {el("h3", "", "HTTP exchange")}
+                    {http}
+                </div>
+            </div>
+        </section>
+    }
+}
+
+/// A server object as YAML, its `resourceVersion` line highlighted (`span.rv`).
+pub fn object(o: &ObjectView) -> Html {
+    let lines: Html = o
+        .lines
+        .iter()
+        .map(|l| {
+            if l.resource_version {
+                html! { <span class="rv" title="resourceVersion">{l.text.clone()}{"\n"}</span> }
+            } else {
+                html! { <>{l.text.clone()}{"\n"}</> }
+            }
+        })
+        .collect();
+    html! {
+        <div class="object">
+            <h4>{o.name.clone()}{el("span", "rv-chip", format!("rv {}", o.resource_version))}</h4>
+            <pre class="yaml">{lines}</pre>
+        </div>
+    }
+}
+
+/// The HTTP exchange of a step (`None`: no step yet): request line, content type and body,
+/// status line and response body, and the kubectl command.
+pub fn http_exchange(step: Option<&StepView>) -> Html {
+    match step {
         Some(step) if step.sends_request => html! {
             <>
                 <div class="http-req">
@@ -93,25 +117,6 @@ pub fn inspector(world: &WorldView, step: Option<&StepView>) -> Html {
             format!("Step {} sends no request: {}", step.number, step.statement),
         ),
         None => el("p", "muted", "No step taken yet."),
-    };
-    html! {
-        <section class="panel inspector" data-testid="inspector" aria-label="Inspector">
-            <div class="inspect-grid">
-                <div data-testid="inspector-object" class="box">
-                    {el("h3", "", "Server")}
-                    if world.objects.is_empty() { {el("p", "muted", "no objects")} }
-                    {objects}
-                </div>
-                <div class="box" data-testid="inspector-clients">
-                    {el("h3", "", "Clients")}
-                    {clients}
-                </div>
-                <div data-testid="inspector-http" class="box http">
-                    {el("h3", "", "HTTP exchange")}
-                    {http}
-                </div>
-            </div>
-        </section>
     }
 }
 
