@@ -32,6 +32,7 @@ use components::lesson_picker::lesson_picker;
 use components::narration::{live_narration, narration};
 use components::notice::notice;
 use components::share::{share_bar, use_share_output, Sharing};
+#[cfg(not(feature = "live"))]
 use components::tabs::view_tabs;
 use components::timeline::{history_line, timeline, use_current_row, ShownRef};
 use components::{Part, RunPart};
@@ -52,6 +53,8 @@ pub fn app() -> Html {
         let flags = flags.clone();
         use_reducer(move || {
             let (state, f) = hooks::initial();
+            #[cfg(feature = "live")]
+            let (state, f) = hooks::live::initial(state, f);
             *flags.borrow_mut() = Some(f);
             state
         })
@@ -68,6 +71,10 @@ pub fn app() -> Html {
     hooks::explore::use_explore_worker(&app);
     hooks::exercises::use_exercise_progress(&app);
     hooks::exercises::use_locked_lines(&app, &textarea);
+    #[cfg(feature = "live")]
+    {
+        hooks::live::use_live(&app);
+    }
     hooks::use_effect((), |_| {
         mark_interactive();
         hooks::nothing()
@@ -103,6 +110,10 @@ pub fn app() -> Html {
     } else {
         Html::default()
     };
+    #[cfg(feature = "live")]
+    if app.live.open {
+        return components::live::live_page(&dispatch, &app, main_ref, help);
+    }
     // The panels are plain functions rather than components (their few hooks live here): they
     // re-render with the app state anyway, and each component costs ~1.5 kB of wasm
     // (docs/size.md). Only the costly parts are a component (`RunPart`), to skip them.
@@ -161,11 +172,15 @@ pub fn app() -> Html {
                 .map(|i| catalogue.lesson_title(i).to_string())
                 .unwrap_or_default(),
         };
+        #[cfg(feature = "live")]
+        let tabs = components::live::tabs(&dispatch, &app);
+        #[cfg(not(feature = "live"))]
+        let tabs = view_tabs(&dispatch, app.exercises.open, app.exercises.progress());
         let top = html! {
             <>
                 <header class="topbar">
                     {components::markup(r#"<h1>rvlab<span class="tagline"> resourceVersion, 409 Conflict and retries, step by step</span></h1>"#)}
-                    {view_tabs(&dispatch, app.exercises.open, app.exercises.progress())}
+                    {tabs}
                     if !app.exercises.open { {lesson_picker(&dispatch, app.lesson, scenario, catalogue)} }
                     {share_bar(&dispatch, sharing, flags, &share_output)}
                     <div class="notices">{notice}</div>

@@ -4,6 +4,8 @@
 
 pub mod exercises;
 pub mod explore;
+#[cfg(feature = "live")]
+pub mod live;
 
 use crate::link::{self, Flags};
 use crate::state::{Action, AppState};
