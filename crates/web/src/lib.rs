@@ -32,7 +32,6 @@ use components::lesson_picker::lesson_picker;
 use components::narration::{live_narration, narration};
 use components::notice::notice;
 use components::share::{share_bar, use_share_output, Sharing};
-#[cfg(not(feature = "live"))]
 use components::tabs::view_tabs;
 use components::timeline::{history_line, timeline, use_current_row, ShownRef};
 use components::{Part, RunPart};
@@ -52,9 +51,7 @@ pub fn app() -> Html {
     let app = {
         let flags = flags.clone();
         use_reducer(move || {
-            let (state, f) = hooks::initial();
-            #[cfg(feature = "live")]
-            let (state, f) = hooks::live::initial(state, f);
+            let (state, f) = with_live(hooks::initial());
             *flags.borrow_mut() = Some(f);
             state
         })
@@ -172,15 +169,11 @@ pub fn app() -> Html {
                 .map(|i| catalogue.lesson_title(i).to_string())
                 .unwrap_or_default(),
         };
-        #[cfg(feature = "live")]
-        let tabs = components::live::tabs(&dispatch, &app);
-        #[cfg(not(feature = "live"))]
-        let tabs = view_tabs(&dispatch, app.exercises.open, app.exercises.progress());
         let top = html! {
             <>
                 <header class="topbar">
                     {components::markup(r#"<h1>rvlab<span class="tagline"> resourceVersion, 409 Conflict and retries, step by step</span></h1>"#)}
-                    {tabs}
+                    {view_tabs(&dispatch, app.exercises.open, app.exercises.progress())}
                     if !app.exercises.open { {lesson_picker(&dispatch, app.lesson, scenario, catalogue)} }
                     {share_bar(&dispatch, sharing, flags, &share_output)}
                     <div class="notices">{notice}</div>
@@ -307,4 +300,17 @@ pub fn report_panic(message: &str) {
         Ok(())
     };
     let _ = build();
+}
+
+/// The first state with its Live view (`hooks::live::initial`), in the kubectl build.
+#[cfg(feature = "live")]
+fn with_live((state, flags): (state::AppState, link::Flags)) -> (state::AppState, link::Flags) {
+    hooks::live::initial(state, flags)
+}
+
+/// The first state as it is: index.html's build has no Live view.
+#[cfg(not(feature = "live"))]
+#[inline(always)]
+fn with_live(first: (state::AppState, link::Flags)) -> (state::AppState, link::Flags) {
+    first
 }

@@ -280,8 +280,7 @@ pub fn live_view(dispatch: &Dispatch, state: &LiveState) -> Html {
     }
 }
 
-/// The view tabs of the playground in the kubectl build: the Live tab too when the page has a
-/// live endpoint.
+/// The view tabs over `app`: the Live tab too when the page has a live endpoint.
 pub fn tabs(dispatch: &Dispatch, app: &AppState) -> Html {
     let (open, progress) = (app.exercises.open, app.exercises.progress());
     if app.live.endpoint.is_some() {

@@ -598,8 +598,10 @@ mod live {
     use crate::state::live::{LiveAction, LiveState, MAX_ROWS};
 
     fn live_app(events: &[String]) -> AppState {
-        let mut s = AppState::default();
-        s.live = LiveState::new(Some("/rvlab/v1/live".into()));
+        let mut s = AppState {
+            live: LiveState::new(Some("/rvlab/v1/live".into())),
+            ..AppState::default()
+        };
         for e in events {
             s = s.apply(Action::Live(LiveAction::Event(e.clone())));
         }
@@ -644,7 +646,7 @@ mod live {
         assert!(rows[2].contains("class=\"row mark-ok\""), "{}", rows[2]);
         assert!(rows[2].contains("PUT my-config rv "), "{}", rows[2]);
         // python's PUT is in python's lane (the second), kubectl's 409 in the first.
-        let cells = |r: &str| r.split("<td class=\"lane").skip(0).count();
+        let cells = |r: &str| r.split("<td class=\"lane").count();
         assert_eq!(cells(rows[2]), cells(rows[3]));
         assert!(
             rows[2].contains("<td class=\"lane\"></td><td class=\"lane mine\">"),

@@ -23,10 +23,21 @@ pub fn endpoint() -> Option<String> {
         .filter(|c| !c.is_empty())
 }
 
+thread_local! {
+    /// Whether the page has a Live view (set once, by [`initial`]).
+    static SERVED_LIVE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the page has a Live view: the playground's view tabs then offer it.
+pub fn served_live() -> bool {
+    SERVED_LIVE.with(|s| s.get())
+}
+
 /// The first state with its Live view: open when the page was served with a live endpoint
 /// (never in an embed).
 pub fn initial(mut state: AppState, flags: crate::link::Flags) -> (AppState, crate::link::Flags) {
     state.live = LiveState::new(endpoint().filter(|_| !flags.embed));
+    SERVED_LIVE.with(|s| s.set(state.live.endpoint.is_some()));
     (state, flags)
 }
 

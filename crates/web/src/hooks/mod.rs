@@ -4,8 +4,6 @@
 
 pub mod exercises;
 pub mod explore;
-#[cfg(feature = "live")]
-pub mod live;
 
 use crate::link::{self, Flags};
 use crate::state::{Action, AppState};
@@ -494,6 +492,11 @@ pub fn copy_text(text: &str, done: impl FnOnce(bool) + 'static) {
     on_ok.forget();
     on_err.forget();
 }
+
+/// The Live view's effects (the kubectl build only). Declared after the code: no line of
+/// index.html's build moves (its panic locations name lines).
+#[cfg(feature = "live")]
+pub mod live;
 
 #[cfg(test)]
 mod tests {

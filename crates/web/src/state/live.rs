@@ -507,9 +507,10 @@ mod tests {
     use rvlab_core::engine::Mark;
 
     fn live_app() -> AppState {
-        let mut s = AppState::default();
-        s.live = LiveState::new(Some("/rvlab/v1/live".into()));
-        s
+        AppState {
+            live: LiveState::new(Some("/rvlab/v1/live".into())),
+            ..AppState::default()
+        }
     }
 
     fn feed(mut s: AppState, events: &[String]) -> AppState {
