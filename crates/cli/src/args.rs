@@ -68,3 +68,102 @@ impl Args {
             .and_then(|(_, v)| v.as_deref())
     }
 }
+
+/// `--interfere scenario FILE`: the one option with two values. Takes FILE out of `argv` (so it
+/// is not read as the setup FILE), leaving `--interfere scenario`; `Ok(None)` without it. Stops
+/// at `--` (what follows is `rvlab test`'s command).
+pub fn take_interfere_scenario(argv: &[String]) -> Result<(Vec<String>, Option<String>), String> {
+    let mut out = Vec::with_capacity(argv.len());
+    let mut file = None;
+    let mut i = 0;
+    while i < argv.len() {
+        let a = &argv[i];
+        if a == "--" {
+            out.extend_from_slice(&argv[i..]);
+            break;
+        }
+        out.push(a.clone());
+        let value_at = match a.as_str() {
+            "--interfere" if argv.get(i + 1).is_some_and(|v| v == "scenario") => {
+                out.push(argv[i + 1].clone());
+                i += 1;
+                Some(i + 1)
+            }
+            "--interfere=scenario" => Some(i + 1),
+            _ => None,
+        };
+        if let Some(at) = value_at {
+            match argv.get(at) {
+                Some(f) if f == "-" || !f.starts_with('-') => {
+                    file = Some(f.clone());
+                    i = at;
+                }
+                _ => {
+                    return Err(
+                        "--interfere scenario needs a FILE: --interfere scenario FILE.rvl (or lesson:ID, or - for standard input)"
+                            .into(),
+                    )
+                }
+            }
+        }
+        i += 1;
+    }
+    Ok((out, file))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn interfere_scenario_takes_its_file_out_of_the_positionals() {
+        let (rest, f) =
+            take_interfere_scenario(&v(&["setup.rvl", "--interfere", "scenario", "s.rvl"]))
+                .unwrap();
+        assert_eq!(
+            (rest, f.as_deref()),
+            (v(&["setup.rvl", "--interfere", "scenario"]), Some("s.rvl"))
+        );
+        let (rest, f) = take_interfere_scenario(&v(&[
+            "--interfere=scenario",
+            "-",
+            "--",
+            "x",
+            "--interfere",
+            "scenario",
+            "y",
+        ]))
+        .unwrap();
+        assert_eq!(
+            (rest, f.as_deref()),
+            (
+                v(&[
+                    "--interfere=scenario",
+                    "--",
+                    "x",
+                    "--interfere",
+                    "scenario",
+                    "y"
+                ]),
+                Some("-")
+            )
+        );
+        let (rest, f) =
+            take_interfere_scenario(&v(&["--interfere", "read-write", "f.rvl"])).unwrap();
+        assert_eq!(
+            (rest, f),
+            (v(&["--interfere", "read-write", "f.rvl"]), None)
+        );
+        for bad in [
+            &["--interfere", "scenario"][..],
+            &["--interfere", "scenario", "--seed", "1"],
+        ] {
+            let e = take_interfere_scenario(&v(bad)).unwrap_err();
+            assert!(e.contains("--interfere scenario needs a FILE"), "{e}");
+        }
+    }
+}

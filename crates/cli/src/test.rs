@@ -4,12 +4,13 @@
 
 use crate::args::Args;
 use crate::{serve, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
-use rvlab_core::interfere::{Policy, Settings, DEFAULT_MAX_INJECTIONS};
+use rvlab_core::interfere::Settings;
 use rvlab_core::report::{self, Ended};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 const HELP: &str = "Usage: rvlab test [OPTIONS] [FILE.rvl | lesson:ID] -- COMMAND [ARG...]
+       rvlab test --interfere scenario FILE.rvl [OPTIONS] -- COMMAND [ARG...]
 
 Starts a server on a free loopback port (the scenario's `object` setup loaded; without FILE an
 empty store), runs COMMAND (no shell) with KUBECONFIG pointing at it, waits for it, stops the
@@ -26,11 +27,19 @@ Options:
                        30s, 2m, 1h30m, 1.5s)
   --report FILE        also write the report as JSON (docs/json-trace.md)
   --trace FILE         write the server's trace as JSON Lines, as `rvlab serve --trace`
-  --interfere POLICY   run the interferer: read-write or same-field
+  --interfere POLICY   run the interferer: read-write, same-field, or scenario FILE (FILE's
+                       scripted clients are the other writers: one scripted request before
+                       each of COMMAND's requests, in schedule order; FILE's objects are the
+                       setup, so FILE before `--` must create none or be the same file)
   --interfere-field PATH
                        the field the interferer changes (default: the policy's)
-  --max-injections N   at most N injections per object (default 3)
-  --seed N             the interferer's seed (default 0)
+  --max-injections N   at most N injections per object (default 3); with scenario, at most N
+                       scripted requests in all (default: until the scripted clients finish)
+  --seed N             the interferer's seed (default 0); with scenario, the scripted world's
+                       seed
+  --stale-reads K      answer GET, LIST and watch from the store's state K writes ago (0 to 16;
+                       0, the default, is off), at most --max-injections stale answers per
+                       client and object or collection; the report counts them
 
 Exit codes: 0 COMMAND succeeded and no update was lost; COMMAND's own code when it failed
 (1 when a signal ended it); 1 when it succeeded but an update was lost; 124 it timed out;
@@ -46,6 +55,11 @@ fn usage(msg: &str) -> u8 {
 
 /// Runs the subcommand.
 pub fn main(argv: &[String]) -> u8 {
+    let (argv, scenario_file) = match crate::args::take_interfere_scenario(argv) {
+        Ok(x) => x,
+        Err(e) => return usage(&e),
+    };
+    let argv = argv.as_slice();
     let (ours, command) = match argv.iter().position(|a| a == "--") {
         Some(at) => (&argv[..at], &argv[at + 1..]),
         None => (argv, &argv[argv.len()..]),
@@ -60,6 +74,7 @@ pub fn main(argv: &[String]) -> u8 {
             "--interfere-field",
             "--max-injections",
             "--seed",
+            "--stale-reads",
         ],
         &[],
     ) {
@@ -88,9 +103,17 @@ pub fn main(argv: &[String]) -> u8 {
             Err(e) => return usage(&format!("--timeout: {e}")),
         },
     };
-    let interfere = match interfere_settings(&args) {
+    let interfere = match serve::interference(&args) {
         Ok(s) => s,
         Err(e) => return usage(&e),
+    };
+    let stale = match serve::stale_reads(&args) {
+        Ok(s) => s,
+        Err(e) => return usage(&e),
+    };
+    let (interfere, file) = match serve::with_scenario(interfere, scenario_file.as_deref(), file) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
     let setup = match file {
         None => None,
@@ -110,6 +133,7 @@ pub fn main(argv: &[String]) -> u8 {
         command,
         timeout_ns,
         interfere,
+        stale,
         args.value("--trace").map(PathBuf::from),
         args.value("--report").map(PathBuf::from),
     );
@@ -117,42 +141,14 @@ pub fn main(argv: &[String]) -> u8 {
     code
 }
 
-fn interfere_settings(args: &Args) -> Result<Option<Settings>, String> {
-    let Some(policy) = args.value("--interfere") else {
-        for o in ["--interfere-field", "--max-injections", "--seed"] {
-            if args.value(o).is_some() {
-                return Err(format!("{o} needs --interfere POLICY"));
-            }
-        }
-        return Ok(None);
-    };
-    let policy = Policy::parse(policy)?;
-    let max_injections = match args.value("--max-injections") {
-        None => DEFAULT_MAX_INJECTIONS,
-        Some(n) => n
-            .parse()
-            .map_err(|_| format!("--max-injections takes a number, not `{n}`"))?,
-    };
-    let seed = match args.value("--seed") {
-        None => 0,
-        Some(n) => n
-            .parse()
-            .map_err(|_| format!("--seed takes a number, not `{n}`"))?,
-    };
-    Ok(Some(Settings {
-        policy,
-        field: args.value("--interfere-field").map(str::to_string),
-        max_injections,
-        seed,
-    }))
-}
-
+#[allow(clippy::too_many_arguments)]
 fn run(
     dir: &std::path::Path,
     setup: Option<String>,
     command: &[String],
     timeout_ns: u64,
     interfere: Option<Settings>,
+    stale: Option<rvlab_core::stale::Settings>,
     trace: Option<PathBuf>,
     report_file: Option<PathBuf>,
 ) -> u8 {
@@ -163,6 +159,8 @@ fn run(
         kubeconfig: Some(kubeconfig.clone()),
         trace,
         interfere: interfere.clone(),
+        no_page: true,
+        stale: stale.clone(),
         ..rvlab_server::Options::default()
     }) {
         Ok(s) => s,
@@ -245,6 +243,7 @@ fn run(
         },
         analysis: report::analyze(&steps, dropped),
         interfere,
+        stale,
     };
     eprint!("{}", report.to_text());
     if let Some(path) = report_file {

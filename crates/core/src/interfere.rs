@@ -15,6 +15,18 @@ pub enum Policy {
     /// Before a write that carries no resourceVersion (a merge patch, an unconditional update,
     /// a client-side apply), write the same field, so that the loss is visible.
     SameField,
+    /// A scenario's scripted clients are the other writers (`--interfere scenario FILE`): one
+    /// scripted request before each real request, in schedule order ([`crate::scripted`];
+    /// [`Settings::scenario`] holds the file).
+    Scenario,
+}
+
+/// The scenario of `--interfere scenario FILE`: its name as given and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioFile {
+    /// As the command line gave it (`loop.rvl`, `lesson:stale-update`, `<stdin>`).
+    pub name: String,
+    pub text: String,
 }
 
 impl Policy {
@@ -23,8 +35,9 @@ impl Policy {
         match name {
             "read-write" => Ok(Policy::ReadWrite),
             "same-field" => Ok(Policy::SameField),
+            "scenario" => Ok(Policy::Scenario),
             _ => Err(format!(
-                "unknown interference policy `{name}`: use read-write or same-field"
+                "unknown interference policy `{name}`: use read-write, same-field or scenario FILE"
             )),
         }
     }
@@ -34,6 +47,7 @@ impl Policy {
         match self {
             Policy::ReadWrite => "read-write",
             Policy::SameField => "same-field",
+            Policy::Scenario => "scenario",
         }
     }
 }
@@ -46,10 +60,14 @@ pub struct Settings {
     /// `None`: the policy's default.
     pub field: Option<String>,
     /// At most this many injections per object (`--max-injections N`), so correct code
-    /// converges.
+    /// converges. For [`Policy::Scenario`]: at most this many scripted requests in all (by
+    /// default [`u32::MAX`]: until the scripted clients finish).
     pub max_injections: u32,
-    /// The seed of its choices.
+    /// The seed of its choices (for [`Policy::Scenario`], the scripted world's seed: the
+    /// default scheduler's tie-breaks and the backoff jitter).
     pub seed: u64,
+    /// [`Policy::Scenario`]'s scenario (`None` for the other policies).
+    pub scenario: Option<ScenarioFile>,
 }
 
 /// The default of `--max-injections`.
@@ -143,13 +161,26 @@ fn dotted(keys: &[String]) -> String {
 
 impl Settings {
     /// The settings of `policy` with the defaults: its default field, at most
-    /// [`DEFAULT_MAX_INJECTIONS`] per object, seed 0.
+    /// [`DEFAULT_MAX_INJECTIONS`] per object (for [`Policy::Scenario`]: no bound but the
+    /// scenario's end), seed 0, no scenario.
     pub fn new(policy: Policy) -> Settings {
         Settings {
             policy,
             field: None,
-            max_injections: DEFAULT_MAX_INJECTIONS,
+            max_injections: match policy {
+                Policy::Scenario => u32::MAX,
+                _ => DEFAULT_MAX_INJECTIONS,
+            },
             seed: 0,
+            scenario: None,
+        }
+    }
+
+    /// The settings of `--interfere scenario FILE` with the defaults (no bound, seed 0).
+    pub fn scenario(file: ScenarioFile) -> Settings {
+        Settings {
+            scenario: Some(file),
+            ..Settings::new(Policy::Scenario)
         }
     }
 
@@ -161,6 +192,9 @@ impl Settings {
     /// The plan, one line, as `rvlab serve` prints it on standard error at start:
     /// `interference: read-write, at most 3 per object, field metadata.annotations.rvlab.dev/interference, seed 0`.
     pub fn plan(&self) -> String {
+        if self.policy == Policy::Scenario {
+            return crate::scripted::plan(self);
+        }
         let what = match self.policy {
             Policy::ReadWrite => format!(
                 "field {}",
@@ -168,7 +202,9 @@ impl Settings {
                     .map(|k| dotted(&k))
                     .unwrap_or_else(|e| format!("(invalid: {e})"))
             ),
-            Policy::SameField => "the fields each write without resourceVersion sets".to_string(),
+            Policy::SameField | Policy::Scenario => {
+                "the fields each write without resourceVersion sets".to_string()
+            }
         };
         let when = if self.seed == 0 {
             "every chance".to_string()
@@ -264,8 +300,15 @@ pub struct Interferer {
 }
 
 impl Interferer {
-    /// An interferer; `Err` when the settings' field is not one it can write.
+    /// An interferer; `Err` when the settings' field is not one it can write, or for
+    /// [`Policy::Scenario`] (whose writers are a scenario's clients: [`crate::scripted`]).
     pub fn new(settings: Settings) -> Result<Interferer, String> {
+        if settings.policy == Policy::Scenario {
+            return Err(
+                "the scenario policy's writers are the scenario's clients (rvlab_core::scripted)"
+                    .into(),
+            );
+        }
         let field = settings.field_keys()?;
         Ok(Interferer {
             rng: Rng::new(settings.seed),
@@ -360,6 +403,7 @@ impl Interferer {
                 );
                 (fields, why)
             }
+            Policy::Scenario => return None,
         };
         if self.settings.seed != 0 && self.rng.below(2) == 1 {
             return None;

@@ -17,6 +17,7 @@
 //! - [`vecmap`]: small maps and sets as sorted `Vec`s (`VecMap`, `VecSet`: page size);
 //! - [`live`]: `rvlab serve`'s live view: each real request as the page's step view;
 //! - [`report`]: `rvlab test`'s report over a server's trace (retries after a 409, lost updates);
+//! - [`stale`]: which old state `--stale-reads K` serves a read from, and when reads turn fresh;
 //! - [`lessons`]: the built-in lessons (`crates/core/lessons/*.rvl`, compiled in);
 //! - [`exercises`]: goal-checked exercises (break it / fix it), grading and the built-in course.
 //!
@@ -34,13 +35,16 @@ pub mod lang;
 pub mod lessons;
 pub mod limits;
 pub mod live;
+mod live_scenario;
 pub mod names;
 pub mod report;
 pub mod rng;
 pub mod run;
 pub mod schedule;
+pub mod scripted;
 pub mod share;
 pub mod sort;
+pub mod stale;
 pub mod store;
 pub mod trace;
 pub mod vecmap;

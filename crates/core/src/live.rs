@@ -150,7 +150,10 @@ impl Live {
     /// Notes what the live view needs from the store before it serves `request`.
     pub fn before(&self, store: &Store, request: &Request) -> Before {
         let target = request_target(request);
-        let revision = target.as_ref().and_then(|t| store.get(t)).and_then(revision_of);
+        let revision = target
+            .as_ref()
+            .and_then(|t| store.get(t))
+            .and_then(revision_of);
         Before { target, revision }
     }
 
@@ -176,7 +179,10 @@ impl Live {
 
     /// The objects before the first kept step, and the store's revision then.
     pub fn start(&self) -> (Vec<&Value>, u64) {
-        (self.start.iter().map(|(_, o)| o).collect(), self.start_revision)
+        (
+            self.start.iter().map(|(_, o)| o).collect(),
+            self.start_revision,
+        )
     }
 
     /// The `hello` event: sent first on every connection.
@@ -280,7 +286,10 @@ impl Live {
                     .collect();
                 object(vec![
                     ("name", l.program.clone().into()),
-                    ("letter", crate::schedule::letter(i as u32).to_string().into()),
+                    (
+                        "letter",
+                        crate::schedule::letter(i as u32).to_string().into(),
+                    ),
                     ("reads", reads.into()),
                 ])
             })
@@ -290,7 +299,13 @@ impl Live {
 
     /// Records a served request (`before` from [`Live::before`], `store` after it) and returns
     /// its event text.
-    pub fn record(&mut self, before: Before, store: &Store, rec: Recorded, outcome: &Outcome) -> String {
+    pub fn record(
+        &mut self,
+        before: Before,
+        store: &Store,
+        rec: Recorded,
+        outcome: &Outcome,
+    ) -> String {
         let lane = self.lane(&rec.program);
         let verb = request_verb(&rec.request);
         if let Some(r) = outcome.revision {
@@ -390,8 +405,12 @@ impl Live {
             after: after_obj,
             event: event.clone(),
         });
-        while self.kept.len() > self.max_steps || (self.bytes > self.max_bytes && self.kept.len() > 1) {
-            let Some(k) = self.kept.pop_front() else { break };
+        while self.kept.len() > self.max_steps
+            || (self.bytes > self.max_bytes && self.kept.len() > 1)
+        {
+            let Some(k) = self.kept.pop_front() else {
+                break;
+            };
             self.bytes -= k.event.len();
             self.dropped += 1;
             // Roll the history's start forward past the dropped step.
@@ -408,5 +427,215 @@ impl Live {
             }
         }
         event
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+    use crate::store::{Actor, Env};
+    use crate::view::StepView;
+    use serde_json::json;
+
+    const CM: &str = "/api/v1/namespaces/default/configmaps/my-config";
+
+    fn store() -> Store {
+        let s = crate::lang::parse(
+            "object configmap/my-config at resourceVersion 100:\n    data.key = \"initial\"\n",
+        );
+        let sc = s.scenario.expect("parses");
+        crate::engine::World::new(&sc, 0).expect("sets up").store
+    }
+
+    /// Serves a request as the server does (base revision: what `program` last read) and
+    /// records it.
+    fn send(
+        live: &mut Live,
+        store: &mut Store,
+        program: &str,
+        method: Method,
+        body: Option<Value>,
+        base: u64,
+    ) -> Value {
+        let request = Request {
+            method,
+            path: format!("{CM}?fieldManager={program}"),
+            content_type: body.as_ref().map(|_| "application/json".to_string()),
+            body,
+        };
+        let before = live.before(store, &request);
+        let mut rng = Rng::new(1);
+        let outcome = store.handle(
+            &request,
+            &Actor {
+                name: program.into(),
+                base_revision: base,
+            },
+            &mut Env {
+                now_ms: 0,
+                rng: &mut rng,
+            },
+        );
+        let rec = Recorded {
+            program: program.into(),
+            name: program.into(),
+            command: None,
+            session: None,
+            table: false,
+            request,
+            response: outcome.response.clone(),
+            revision: outcome.revision,
+            clock_nanos: 1_500_000,
+            interference: None,
+        };
+        let text = live.record(before, store, rec, &outcome);
+        serde_json::from_str(&text).expect("an event is JSON")
+    }
+
+    fn put_body(store: &Store, rv: &str, value: &str) -> Value {
+        let r = crate::store::path::parse(CM).expect("a path");
+        let t = ObjectRef {
+            resource: r.resource,
+            namespace: r.namespace,
+            name: "my-config".into(),
+        };
+        let mut o = store.get(&t).expect("exists").clone();
+        o["metadata"]["resourceVersion"] = json!(rv);
+        o["data"]["key"] = json!(value);
+        o
+    }
+
+    #[test]
+    fn the_seed_story_as_live_events() {
+        let mut st = store();
+        let mut live = Live::new(&st, "s1", 100, 1 << 20);
+        let hello: Value = serde_json::from_str(&live.hello()).unwrap();
+        assert_eq!(hello["kind"], "hello");
+        assert_eq!(hello["server"], "s1");
+        assert_eq!(hello["objects"][0]["name"], "configmap/my-config");
+        assert_eq!(hello["objects"][0]["resource_version"], "100");
+
+        let e = send(&mut live, &mut st, "kubectl", Method::Get, None, 0);
+        assert_eq!(e["kind"], "step");
+        assert_eq!(e["index"], 0);
+        assert_eq!(
+            e["step"]["narration"],
+            "kubectl read configmap/my-config at resourceVersion 100"
+        );
+        assert_eq!(e["step"]["mark"], "ok");
+        assert_eq!(e["lanes"][0]["name"], "kubectl");
+        assert_eq!(e["lanes"][0]["reads"][0]["label"], "current");
+        assert_eq!(e["object"]["resource_version"], "100");
+
+        let body = put_body(&st, "100", "from-python");
+        let e = send(&mut live, &mut st, "python", Method::Put, Some(body), 100);
+        assert_eq!(e["step"]["status_line"], "200 OK");
+        assert_eq!(e["step"]["revision"], 101);
+        assert_eq!(e["step"]["client_index"], 1);
+        assert_eq!(e["step"]["letter"], "b");
+        assert_eq!(e["lanes"][0]["reads"][0]["stale"], true);
+        assert_eq!(
+            e["lanes"][0]["reads"][0]["label"],
+            "stale: the server is at 101"
+        );
+        assert_eq!(e["lanes"][1]["reads"][0]["label"], "current");
+        assert!(e["object"]["yaml"]
+            .as_str()
+            .unwrap()
+            .contains("key: from-python"));
+
+        // kubectl's stale write: the real 409, narrated with who moved the object.
+        let body = put_body(&st, "100", "from-kubectl");
+        let e = send(&mut live, &mut st, "kubectl", Method::Put, Some(body), 100);
+        assert_eq!(e["step"]["mark"], "conflict");
+        assert_eq!(e["step"]["status_line"], "409 Conflict");
+        assert_eq!(
+            e["step"]["narration"],
+            "kubectl's update was rejected with 409 Conflict: kubectl sent resourceVersion 100, but python's update moved configmap/my-config to 101"
+        );
+        let step = StepView::from_json(&e["step"]).expect("reads back");
+        assert_eq!(step.mark, Mark::Conflict);
+        assert_eq!(step.sent_resource_version.as_deref(), Some("100"));
+
+        // An unconditional update after a stale read: the lost update, marked and narrated.
+        let mut body = put_body(&st, "", "blind");
+        body["metadata"]
+            .as_object_mut()
+            .unwrap()
+            .remove("resourceVersion");
+        let e = send(&mut live, &mut st, "kubectl", Method::Put, Some(body), 100);
+        assert_eq!(e["step"]["mark"], "lost-update");
+        assert_eq!(e["step"]["lost_updates"].as_array().unwrap().len(), 1);
+        assert_eq!(live.len(), 4);
+        assert_eq!(live.events().count(), 4);
+    }
+
+    #[test]
+    fn the_history_is_bounded_and_its_start_rolls_forward() {
+        let mut st = store();
+        let mut live = Live::new(&st, "s1", 2, 1 << 20);
+        for (i, v) in ["a", "b", "c"].iter().enumerate() {
+            let rv = (100 + i).to_string();
+            let body = put_body(&st, &rv, v);
+            let e = send(
+                &mut live,
+                &mut st,
+                "python",
+                Method::Put,
+                Some(body),
+                100 + i as u64,
+            );
+            assert_eq!(e["step"]["status_code"], 200);
+        }
+        assert_eq!(live.dropped(), 1);
+        assert_eq!(live.events().count(), 2);
+        let (objects, revision) = live.start();
+        assert_eq!(
+            revision, 101,
+            "the start is the state after the dropped step"
+        );
+        assert_eq!(objects[0]["data"]["key"], "a");
+        let hello: Value = serde_json::from_str(&live.hello()).unwrap();
+        assert_eq!(hello["dropped"], 1);
+        assert_eq!(hello["bound"], 2);
+        assert_eq!(hello["objects"][0]["resource_version"], "101");
+        // The kept events say how many were dropped before them when they were made.
+        let first: Value = serde_json::from_str(live.events().next().unwrap()).unwrap();
+        assert_eq!(first["index"], 1);
+    }
+
+    #[test]
+    fn lanes_are_bounded() {
+        let mut st = store();
+        let mut live = Live::new(&st, "s1", 100, 1 << 20);
+        for i in 0..(MAX_LANES + 3) {
+            let e = send(&mut live, &mut st, &format!("p{i}"), Method::Get, None, 0);
+            let lanes = e["lanes"].as_array().unwrap().len();
+            assert_eq!(lanes, (i + 1).min(MAX_LANES));
+            assert_eq!(
+                e["step"]["client_index"],
+                i.min(MAX_LANES - 1) as u64,
+                "clients past the bound share the last lane"
+            );
+        }
+    }
+
+    #[test]
+    fn every_lesson_step_view_reads_back_from_its_json() {
+        for lesson in crate::lessons::LESSONS {
+            let sc = lesson.parse().scenario.expect("a lesson parses");
+            let mut run = crate::run::Run::new(&sc, 0, None).expect("runs");
+            run.run_to_end();
+            for step in view::steps_view(&run) {
+                assert_eq!(
+                    StepView::from_json(&step.to_json()).as_ref(),
+                    Some(&step),
+                    "{}",
+                    lesson.id
+                );
+            }
+        }
+        assert_eq!(StepView::from_json(&json!({"mark": "nonsense"})), None);
     }
 }

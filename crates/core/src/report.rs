@@ -5,11 +5,16 @@
 //!
 //! - per client: requests, writes, 409s, and what followed each write's `409 Conflict`: a
 //!   retry that **re-read** the object first (a 200 GET of it, or of its collection, by the
-//!   same client since the 409, and a resourceVersion other than the rejected one), a retry
+//!   same client since the 409, and a resourceVersion other than the rejected one, or the
+//!   same one when that re-read was a stale answer of `--stale-reads`), a retry
 //!   that **resent a stale body** (no such GET, or the same resourceVersion again), or none;
 //! - every lost update the store detected, with the value lost (the field as the overwritten
 //!   write left it, read from that write's response) and the value written over it;
-//! - the interferer's injections (steps of client [`crate::interfere::INTERFERER`]);
+//! - the interferer's injections (steps of client [`crate::interfere::INTERFERER`], and under
+//!   `--interfere scenario FILE` the scripted clients' steps: every step with an
+//!   `interference` member);
+//! - the stale answers of `--stale-reads K` (steps with a `stale_read` member,
+//!   [`crate::stale`]); a write based on one without a resourceVersion is a lost update above;
 //! - the verdict and the exit code ([`Report::exit_code`]).
 
 use crate::interfere::INTERFERER;
@@ -103,14 +108,28 @@ pub struct Lost {
     pub revision: u64,
 }
 
-/// A write of the interferer.
+/// A write of the interferer (or a scripted client's request).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Injection {
     pub step: u64,
+    /// `rvlab-interferer`, or the scripted client's name.
+    pub client: String,
     pub method: String,
     pub path: String,
     pub code: u64,
     pub revision: Value,
+}
+
+/// A read answered from an old state (`--stale-reads K`): a step with a `stale_read`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaleAnswer {
+    pub step: u64,
+    pub client: String,
+    /// The request's path, as sent.
+    pub path: String,
+    pub served_revision: u64,
+    pub current_revision: u64,
+    pub writes_behind: u64,
 }
 
 /// The analysis of a trace.
@@ -121,6 +140,7 @@ pub struct Analysis {
     pub retries: Vec<Retry>,
     pub lost_updates: Vec<Lost>,
     pub injections: Vec<Injection>,
+    pub stale_answers: Vec<StaleAnswer>,
     pub steps: u64,
     /// Steps the server let go from memory before the analysis (its `dropped`).
     pub dropped: u64,
@@ -190,13 +210,25 @@ pub fn analyze(steps: &[Value], dropped: u64) -> Analysis {
     let mut clients: Vec<ClientStats> = Vec::new();
     let mut retries = Vec::new();
     let mut injections = Vec::new();
+    let mut stale_answers = Vec::new();
     for (i, step) in steps.iter().enumerate() {
         let client = str_at(step, "/client");
         let method = str_at(step, "/request/method");
         let code = u64_at(step, "/response/code");
-        if client == INTERFERER {
+        if let Some(s) = step.get("stale_read").filter(|s| s.is_object()) {
+            stale_answers.push(StaleAnswer {
+                step: u64_at(step, "/index"),
+                client: client.to_string(),
+                path: str_at(step, "/request/path").to_string(),
+                served_revision: u64_at(s, "/served_revision"),
+                current_revision: u64_at(s, "/current_revision"),
+                writes_behind: u64_at(s, "/writes_behind"),
+            });
+        }
+        if client == INTERFERER || step.get("interference").is_some() {
             injections.push(Injection {
                 step: u64_at(step, "/index"),
+                client: client.to_string(),
                 method: method.to_string(),
                 path: str_at(step, "/request/path").to_string(),
                 code,
@@ -233,6 +265,9 @@ pub fn analyze(steps: &[Value], dropped: u64) -> Analysis {
             .cloned()
             .unwrap_or(Value::Null);
         let mut reread = false;
+        // A re-read answered from an old state (`--stale-reads`) may give the rejected
+        // resourceVersion again: the client did re-read.
+        let mut reread_stale = false;
         let mut retry = None;
         for later in &steps[i + 1..] {
             if str_at(later, "/client") != client {
@@ -240,6 +275,7 @@ pub fn analyze(steps: &[Value], dropped: u64) -> Analysis {
             }
             if reads(later, &object) {
                 reread = true;
+                reread_stale |= later.get("stale_read").is_some_and(Value::is_object);
             } else if is_write(str_at(later, "/request/method")) && object_of(later) == object {
                 retry = Some(later);
                 break;
@@ -253,7 +289,7 @@ pub fn analyze(steps: &[Value], dropped: u64) -> Analysis {
             .pointer("/request/body/metadata/resourceVersion")
             .cloned()
             .unwrap_or(Value::Null);
-        let kind = if reread && (rv.is_null() || rv != rejected_rv) {
+        let kind = if reread && (rv.is_null() || rv != rejected_rv || reread_stale) {
             stats.retries_reread += 1;
             RetryKind::Reread
         } else {
@@ -307,6 +343,7 @@ pub fn analyze(steps: &[Value], dropped: u64) -> Analysis {
         retries,
         lost_updates,
         injections,
+        stale_answers,
         steps: steps.len() as u64,
         dropped,
     }
@@ -319,6 +356,8 @@ pub struct Report {
     pub analysis: Analysis,
     /// The interferer's settings (null: none).
     pub interfere: Option<crate::interfere::Settings>,
+    /// `--stale-reads K`'s settings (null: off).
+    pub stale: Option<crate::stale::Settings>,
 }
 
 /// `rvlab test`'s exit code when the command timed out (as GNU `timeout`).
@@ -393,8 +432,23 @@ impl Report {
                     object(vec![
                         ("policy", s.policy.name().into()),
                         ("field", s.field.clone().map_or(Value::Null, Value::from)),
+                        (
+                            "scenario",
+                            s.scenario
+                                .as_ref()
+                                .map_or(Value::Null, |f| f.name.as_str().into()),
+                        ),
                         ("max_injections", s.max_injections.into()),
                         ("seed", s.seed.into()),
+                    ])
+                }),
+            ),
+            (
+                "stale_reads",
+                self.stale.as_ref().map_or(Value::Null, |s| {
+                    object(vec![
+                        ("writes_behind", s.writes_behind.into()),
+                        ("max_stale", s.max_stale.into()),
                     ])
                 }),
             ),
@@ -465,10 +519,27 @@ impl Report {
                     .map(|i| {
                         object(vec![
                             ("step", i.step.into()),
+                            ("client", i.client.as_str().into()),
                             ("method", i.method.as_str().into()),
                             ("path", i.path.as_str().into()),
                             ("code", i.code.into()),
                             ("revision", i.revision.clone()),
+                        ])
+                    })
+                    .collect(),
+            ),
+            (
+                "stale_answers",
+                a.stale_answers
+                    .iter()
+                    .map(|s| {
+                        object(vec![
+                            ("step", s.step.into()),
+                            ("client", s.client.as_str().into()),
+                            ("path", s.path.as_str().into()),
+                            ("served_revision", s.served_revision.into()),
+                            ("current_revision", s.current_revision.into()),
+                            ("writes_behind", s.writes_behind.into()),
                         ])
                     })
                     .collect(),
@@ -515,12 +586,44 @@ impl Report {
         }
         match self.interfere.as_ref() {
             None => {}
-            Some(s) => out.push_str(&format!(
-                "  interferer ({}): {} injection{}\n",
-                s.policy.name(),
-                a.injections.len(),
-                if a.injections.len() == 1 { "" } else { "s" }
-            )),
+            Some(s) => {
+                let policy = match &s.scenario {
+                    Some(f) => format!("{} {}", s.policy.name(), f.name),
+                    None => s.policy.name().to_string(),
+                };
+                let scripted = if s.scenario.is_some() {
+                    " (scripted requests)"
+                } else {
+                    ""
+                };
+                out.push_str(&format!(
+                    "  interferer ({policy}): {} injection{}{scripted}\n",
+                    a.injections.len(),
+                    if a.injections.len() == 1 { "" } else { "s" }
+                ))
+            }
+        }
+        if let Some(s) = self.stale.as_ref() {
+            let n = a.stale_answers.len();
+            let mut by_client: Vec<(&str, u64)> = Vec::new();
+            for x in &a.stale_answers {
+                match by_client.iter_mut().find(|(c, _)| *c == x.client) {
+                    Some((_, k)) => *k += 1,
+                    None => by_client.push((&x.client, 1)),
+                }
+            }
+            let who: Vec<String> = by_client.iter().map(|(c, k)| format!("{c} {k}")).collect();
+            out.push_str(&format!(
+                "  stale reads ({} write{} behind): {n} stale answer{} served{}\n",
+                s.writes_behind,
+                if s.writes_behind == 1 { "" } else { "s" },
+                if n == 1 { "" } else { "s" },
+                if who.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", who.join(", "))
+                },
+            ));
         }
         if a.lost_updates.is_empty() {
             out.push_str("  no lost updates\n");
@@ -752,6 +855,7 @@ mod tests {
             },
             analysis: a,
             interfere: None,
+            stale: None,
         };
         assert_eq!(r.exit_code(), 1);
         assert!(
@@ -760,6 +864,44 @@ mod tests {
             "{}",
             r.to_text()
         );
+    }
+
+    #[test]
+    fn a_scripted_clients_steps_are_injections_not_a_client_under_test() {
+        let mut scripted = step(0, "alice", "PUT", CM, json!({}), 200, json!({}));
+        scripted["interference"] = json!({"policy": "scenario", "scripted_client": "alice"});
+        let real = put(1, "python", "1", 409);
+        let a = analyze(&[scripted, real], 0);
+        assert_eq!(a.injections.len(), 1);
+        assert_eq!(a.injections[0].client, "alice");
+        let names: Vec<&str> = a.clients.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["python"]);
+        let r = Report {
+            command: Command {
+                argv: vec!["x".into()],
+                ended: Ended::Exited(0),
+                duration_ns: 0,
+                timeout_ns: 1,
+            },
+            analysis: a,
+            interfere: Some(crate::interfere::Settings::scenario(
+                crate::interfere::ScenarioFile {
+                    name: "s.rvl".into(),
+                    text: String::new(),
+                },
+            )),
+            stale: None,
+        };
+        assert!(
+            r.to_text()
+                .contains("  interferer (scenario s.rvl): 1 injection (scripted requests)\n"),
+            "{}",
+            r.to_text()
+        );
+        let j = r.to_json();
+        assert_eq!(j["interfere"]["policy"], "scenario");
+        assert_eq!(j["interfere"]["scenario"], "s.rvl");
+        assert_eq!(j["injections"][0]["client"], "alice");
     }
 
     #[test]
@@ -773,11 +915,80 @@ mod tests {
             },
             analysis: analyze(&[], 0),
             interfere: None,
+            stale: None,
         };
         assert_eq!(r(Ended::Exited(0)).exit_code(), 0);
         assert_eq!(r(Ended::Exited(3)).exit_code(), 3);
         assert_eq!(r(Ended::Exited(256)).exit_code(), 1);
         assert_eq!(r(Ended::Signal(9)).exit_code(), 1);
         assert_eq!(r(Ended::TimedOut).exit_code(), EXIT_TIMED_OUT);
+    }
+
+    #[test]
+    fn stale_answers_are_counted_and_a_write_over_one_is_a_lost_update() {
+        let mut read = step(0, "python", "GET", CM, Value::Null, 200, json!({}));
+        read["stale_read"] = json!({"served_revision": 100, "current_revision": 101, "writes_behind": 1, "why": "…"});
+        let fresh = step(1, "python", "GET", CM, Value::Null, 200, json!({}));
+        let mut write = step(
+            2,
+            "python",
+            "PUT",
+            CM,
+            json!({"metadata": {"name": "c"}, "data": {"key": "from-bob"}}),
+            200,
+            json!({"data": {"key": "from-bob"}}),
+        );
+        write["lost_updates"] = json!([{"object": "configmap/c", "path": "data.other", "writer": "python",
+            "overwritten_writer": "alice", "overwritten_revision": 101, "base_revision": 100, "revision": 102}]);
+        // A retry after a 409 whose re-read was a stale answer counts as a re-read, even with
+        // the rejected resourceVersion again.
+        let mut stale_reread = step(11, "python", "GET", CM, Value::Null, 200, json!({}));
+        stale_reread["stale_read"] = read["stale_read"].clone();
+        let retries = analyze(
+            &[
+                put(10, "python", "100", 409),
+                stale_reread,
+                put(12, "python", "100", 409),
+            ],
+            0,
+        );
+        assert_eq!(retries.retries[0].kind, RetryKind::Reread);
+        let a = analyze(&[read, fresh, write], 0);
+        assert_eq!(
+            a.stale_answers,
+            [StaleAnswer {
+                step: 0,
+                client: "python".into(),
+                path: CM.into(),
+                served_revision: 100,
+                current_revision: 101,
+                writes_behind: 1
+            }]
+        );
+        let r = Report {
+            command: Command {
+                argv: vec!["x".into()],
+                ended: Ended::Exited(0),
+                duration_ns: 0,
+                timeout_ns: 1,
+            },
+            analysis: a,
+            interfere: None,
+            stale: Some(crate::stale::Settings::new(1)),
+        };
+        assert_eq!(r.exit_code(), 1);
+        let text = r.to_text();
+        assert!(
+            text.contains("  stale reads (1 write behind): 1 stale answer served (python 1)\n"),
+            "{text}"
+        );
+        assert!(text.contains("it had read revision 100"), "{text}");
+        let j = r.to_json();
+        assert_eq!(
+            j["stale_reads"],
+            json!({"writes_behind": 1, "max_stale": 3})
+        );
+        assert_eq!(j["stale_answers"][0]["served_revision"], 100);
+        assert_eq!(j["stale_answers"][0]["client"], "python");
     }
 }

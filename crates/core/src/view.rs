@@ -700,32 +700,6 @@ pub fn run_text(run: &Run) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::has_kubectl;
-    use crate::lang::parse;
-
-    #[test]
-    fn a_client_without_kubectl_statements_has_no_terminal() {
-        let src = "object configmap/c:\n    data.k = \"v\"\n\nclient a:\n    x = get configmap/c\n    retry on conflict:\n        y = get configmap/c\n        update y\n";
-        let s = parse(src).scenario.expect("parses");
-        assert!(!has_kubectl(&s.clients[0]));
-    }
-
-    #[cfg(feature = "kubectl")]
-    #[test]
-    fn kubectl_statements_are_found_in_retry_blocks_too() {
-        let src = "object configmap/c:\n    data.k = \"v\"\n\nclient a:\n    x = get configmap/c\n\nclient b:\n    retry on conflict:\n        kubectl get configmap c\n\nclient c:\n    kubectl get configmap c -o yaml\n";
-        let p = parse(src);
-        let s = p.scenario.unwrap_or_else(|| panic!("{:?}", p.diagnostics));
-        let found: Vec<bool> = s.clients.iter().map(has_kubectl).collect();
-        assert_eq!(found, [false, true, true]);
-        let lesson = crate::lessons::lesson("kubectl-stale-apply").expect("the lesson");
-        let s = lesson.parse().scenario.expect("parses");
-        assert!(s.clients.iter().all(has_kubectl));
-    }
-}
-
 fn opt_str(v: &Option<String>) -> Value {
     v.clone().map(Value::from).unwrap_or(Value::Null)
 }
@@ -745,7 +719,10 @@ impl StepView {
             ("request_line", opt_str(&self.request_line)),
             ("content_type", opt_str(&self.content_type)),
             ("request_body", opt_str(&self.request_body)),
-            ("sent_resource_version", opt_str(&self.sent_resource_version)),
+            (
+                "sent_resource_version",
+                opt_str(&self.sent_resource_version),
+            ),
             ("status_line", opt_str(&self.status_line)),
             (
                 "status_code",
@@ -807,5 +784,31 @@ impl StepView {
             sends_request: v["sends_request"].as_bool()?,
             finished: s("finished"),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_kubectl;
+    use crate::lang::parse;
+
+    #[test]
+    fn a_client_without_kubectl_statements_has_no_terminal() {
+        let src = "object configmap/c:\n    data.k = \"v\"\n\nclient a:\n    x = get configmap/c\n    retry on conflict:\n        y = get configmap/c\n        update y\n";
+        let s = parse(src).scenario.expect("parses");
+        assert!(!has_kubectl(&s.clients[0]));
+    }
+
+    #[cfg(feature = "kubectl")]
+    #[test]
+    fn kubectl_statements_are_found_in_retry_blocks_too() {
+        let src = "object configmap/c:\n    data.k = \"v\"\n\nclient a:\n    x = get configmap/c\n\nclient b:\n    retry on conflict:\n        kubectl get configmap c\n\nclient c:\n    kubectl get configmap c -o yaml\n";
+        let p = parse(src);
+        let s = p.scenario.unwrap_or_else(|| panic!("{:?}", p.diagnostics));
+        let found: Vec<bool> = s.clients.iter().map(has_kubectl).collect();
+        assert_eq!(found, [false, true, true]);
+        let lesson = crate::lessons::lesson("kubectl-stale-apply").expect("the lesson");
+        let s = lesson.parse().scenario.expect("parses");
+        assert!(s.clients.iter().all(has_kubectl));
     }
 }

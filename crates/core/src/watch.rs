@@ -326,6 +326,19 @@ impl WatchCache {
         filter: &WatchFilter,
         resource_version: Option<&str>,
     ) -> Result<Vec<WatchEntry>, Response> {
+        self.events_until(store, filter, resource_version, u64::MAX)
+    }
+
+    /// [`WatchCache::events_since`] for a watch that lags behind (`--stale-reads K`,
+    /// [`crate::stale`]): only the changes at revision `until` or before. `store` is the state
+    /// the initial ADDED events (unset or `"0"`) are taken from: the state at `until`.
+    pub fn events_until(
+        &self,
+        store: &Store,
+        filter: &WatchFilter,
+        resource_version: Option<&str>,
+        until: u64,
+    ) -> Result<Vec<WatchEntry>, Response> {
         let raw = resource_version.unwrap_or("");
         let rv = parse_rv(raw).map_err(|e| {
             raw_internal(&format!(
@@ -362,7 +375,7 @@ impl WatchCache {
         };
         Ok(h.events
             .iter()
-            .filter(|e| e.revision > rv)
+            .filter(|e| e.revision > rv && e.revision <= until)
             .filter_map(|e| convert(filter, e))
             .collect())
     }

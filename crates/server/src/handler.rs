@@ -189,6 +189,27 @@ pub(crate) async fn handle(
     let user_agent = header(&req, USER_AGENT).map(str::to_string);
     let content_type = header(&req, CONTENT_TYPE).map(str::to_string);
     let accept = header(&req, hyper::header::ACCEPT).map(str::to_string);
+    // kubectl names its command and invocation (the live view shows and groups them).
+    let kubectl_command = header(
+        &req,
+        hyper::header::HeaderName::from_static("kubectl-command"),
+    )
+    .map(str::to_string);
+    let kubectl_session = header(
+        &req,
+        hyper::header::HeaderName::from_static("kubectl-session"),
+    )
+    .map(str::to_string);
+    if matches!(*req.method(), hyper::Method::GET | hyper::Method::HEAD) {
+        if let Some(r) = crate::page::answer(
+            shared.page.as_deref(),
+            &path,
+            header(&req, hyper::header::IF_NONE_MATCH),
+            header(&req, hyper::header::ACCEPT_ENCODING),
+        ) {
+            return Ok(r);
+        }
+    }
     if let Some(r) = wire_reply(&shared, &req, &path, &query) {
         return Ok(r);
     }
@@ -212,6 +233,12 @@ pub(crate) async fn handle(
     if method == Method::Get && path == "/rvlab/v1/trace" {
         let doc = shared.lock().trace.document();
         return Ok(json_reply(200, &doc));
+    }
+    if method == Method::Get && path == "/rvlab/v1/live" {
+        return Ok(crate::live::stream(&shared));
+    }
+    if method == Method::Get && path == "/rvlab/v1/scenario" {
+        return Ok(crate::live::scenario(&shared));
     }
     let pairs = client::query_pairs(&query);
     if method == Method::Get && crate::watch::is_watch(&pairs) {
@@ -311,7 +338,20 @@ pub(crate) async fn handle(
         if !dry_run {
             interfere(st, &shared, &target, &path, &name, &program, &request, now);
         }
-        let outcome = commit(st, &shared, &request, &actor, now);
+        let before = st.live.before(&st.store, &request);
+        let mut outcome = commit(st, &shared, &request, &actor, now);
+        // `--stale-reads K`: a read may be answered from an older state instead (`stale`).
+        let stale_read = crate::stale::instead(
+            st,
+            &target,
+            &path,
+            &pairs,
+            &program,
+            &request,
+            &actor,
+            now,
+            &mut outcome,
+        );
         if let Target::Object((g, p, _, _)) | Target::Collection(g, p, _) = &target {
             if g.contains('.') && (200..300).contains(&outcome.response.code) {
                 st.customs.insert((p.clone(), g.clone()));
@@ -341,7 +381,7 @@ pub(crate) async fn handle(
         };
         let index = st.trace.next_index();
         let clock = shared.started.elapsed().as_secs_f64() * 1000.0;
-        st.trace.push(crate::trace::step_json(
+        let mut step = crate::trace::step_json(
             index,
             &name,
             clock,
@@ -349,7 +389,26 @@ pub(crate) async fn handle(
             &outcome.response,
             outcome.revision,
             &outcome.lost_updates,
-        ));
+        );
+        if let (Some(s), Value::Object(m)) = (stale_read.clone(), &mut step) {
+            m.insert("stale_read".into(), s);
+        }
+        st.trace.push(step);
+        if !dry_run {
+            let rec = rvlab_core::live::Recorded {
+                program: program.clone(),
+                name: name.clone(),
+                command: kubectl_command,
+                session: kubectl_session,
+                table: table.is_some(),
+                request: traced,
+                response: outcome.response.clone(),
+                revision: outcome.revision,
+                clock_nanos: elapsed_nanos(&shared),
+                interference: stale_read,
+            };
+            live_step(st, &shared, before, rec, &outcome);
+        }
         outcome
     };
     let body = match &table {
@@ -395,13 +454,15 @@ fn commit(
         warnings: Vec::new(),
     });
     if outcome.revision.is_some() {
+        crate::stale::wrote(st);
         shared.revision_tx.send_replace(st.store.revision());
     }
     outcome
 }
 
 /// `--interfere POLICY`: asks the core's interferer about the request about to be served and
-/// commits its write first, through [`commit`] (so the watch cache, managedFields and lost
+/// commits its write first (`--interfere scenario FILE`: the scripted world's next request,
+/// `crate::scripted`), through [`commit`] (so the watch cache, managedFields and lost
 /// updates see it), tracing it as a step of `rvlab-interferer` with its `interference`.
 #[allow(clippy::too_many_arguments)]
 fn interfere(
@@ -414,6 +475,10 @@ fn interfere(
     request: &Request,
     now: u64,
 ) {
+    if st.scripted.is_some() {
+        // `--interfere scenario FILE`: before every store request, reads too.
+        return crate::scripted::before(st, shared, client_name, request, now);
+    }
     let Some(interferer) = st.interferer.as_mut() else {
         return;
     };
@@ -439,6 +504,7 @@ fn interfere(
     let Some(injection) = interferer.before(&seen) else {
         return;
     };
+    let before = st.live.before(&st.store, &injection.request);
     let outcome = commit(st, shared, &injection.request, &injection.actor, now);
     let index = st.trace.next_index();
     let clock = shared.started.elapsed().as_secs_f64() * 1000.0;
@@ -455,6 +521,37 @@ fn interfere(
         m.insert("interference".into(), injection.to_json());
     }
     st.trace.push(step);
+    let rec = rvlab_core::live::Recorded {
+        program: rvlab_core::interfere::INTERFERER.into(),
+        name: injection.actor.name.clone(),
+        command: None,
+        session: None,
+        table: false,
+        request: injection.request.clone(),
+        response: outcome.response.clone(),
+        revision: outcome.revision,
+        clock_nanos: elapsed_nanos(shared),
+        interference: Some(injection.to_json()),
+    };
+    live_step(st, shared, before, rec, &outcome);
+}
+
+/// The time since the server started, in nanoseconds (a live step's clock).
+fn elapsed_nanos(shared: &Shared) -> u64 {
+    u64::try_from(shared.started.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Records a served request in the live history and publishes its event (under the lock, so
+/// viewers see the store's order).
+fn live_step(
+    st: &mut crate::State,
+    shared: &Shared,
+    before: rvlab_core::live::Before,
+    rec: rvlab_core::live::Recorded,
+    outcome: &Outcome,
+) {
+    let event = st.live.record(before, &st.store, rec, outcome);
+    crate::live::publish(shared, event);
 }
 
 /// Discovery, `/version` and OpenAPI: `wire`'s answers (not traced: they are not store

@@ -14,6 +14,10 @@ mod handler;
 mod http;
 mod kubeconfig;
 pub mod limits;
+mod live;
+pub mod page;
+mod scripted;
+mod stale;
 mod trace;
 mod watch;
 pub mod wire;
@@ -35,7 +39,8 @@ pub struct Options {
     /// The address to listen on, `HOST:PORT` (`127.0.0.1:0` picks a free port).
     pub listen: String,
     /// A scenario's text: its `object` setup is loaded into the store (its clients are not
-    /// run). `None`: the store starts empty.
+    /// run). `None`: the store starts empty, or with the interference scenario's setup
+    /// (`--interfere scenario FILE`; both given: see [`bind`]).
     pub setup: Option<String>,
     /// Write a kubeconfig for this server here.
     pub kubeconfig: Option<PathBuf>,
@@ -45,6 +50,12 @@ pub struct Options {
     pub limits: Limits,
     /// An interferer (`--interfere POLICY`, issue #15; `rvlab_core::interfere`): `None`, none.
     pub interfere: Option<rvlab_core::interfere::Settings>,
+    /// The page to serve at `/` (`--page DIR`); `None`: `dist/` if there is one ([`page::find`]).
+    pub page: Option<PathBuf>,
+    /// Serve no page at all (`rvlab test`: nobody watches).
+    pub no_page: bool,
+    /// Stale reads (`--stale-reads K`, issue #15; `rvlab_core::stale`): `None`, off.
+    pub stale: Option<rvlab_core::stale::Settings>,
 }
 
 impl Default for Options {
@@ -56,6 +67,9 @@ impl Default for Options {
             trace: None,
             limits: Limits::default(),
             interfere: None,
+            page: None,
+            no_page: false,
+            stale: None,
         }
     }
 }
@@ -82,6 +96,13 @@ pub(crate) struct State {
     pub customs: std::collections::BTreeSet<(String, String)>,
     /// `--interfere POLICY`: fed every write before the store serves it (`handler`).
     pub interferer: Option<rvlab_core::interfere::Interferer>,
+    /// The live view's history (`GET /rvlab/v1/live`).
+    pub live: rvlab_core::live::Live,
+    /// `--stale-reads K`: the last K + 1 states and the core's decisions (`stale`).
+    pub stale: Option<stale::Kept>,
+    /// `--interfere scenario FILE`: the scripted world, one request before each real one
+    /// (`scripted`).
+    pub scripted: Option<rvlab_core::scripted::Scripted>,
 }
 
 impl State {
@@ -110,6 +131,12 @@ pub(crate) struct Shared {
     /// The store's revision after each write: watchers wait on it.
     pub revision_tx: tokio::sync::watch::Sender<u64>,
     pub revision_rx: tokio::sync::watch::Receiver<u64>,
+    /// Each live step's event, for the live viewers (`live`).
+    pub live_tx: tokio::sync::broadcast::Sender<Arc<str>>,
+    /// Open live streams (bounded by `Limits::max_live_viewers`).
+    pub live_viewers: std::sync::atomic::AtomicUsize,
+    /// The page served at `/` (`page`).
+    pub page: Option<PathBuf>,
 }
 
 impl Shared {
@@ -170,10 +197,51 @@ pub struct Server {
     kubeconfig: Option<PathBuf>,
 }
 
+/// The scripted world of `--interfere scenario FILE` and the store and generator its setup
+/// built, which are the server's. The setup is given once: a server setup (`setup`) that sets
+/// up objects too must be the same text, else it is an error.
+fn scripted_state(
+    settings: &rvlab_core::interfere::Settings,
+    setup: Option<&str>,
+) -> anyhow::Result<(rvlab_core::scripted::Scripted, Store, Rng)> {
+    let mut world = rvlab_core::scripted::Scripted::new(settings, now_ms())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let (Some(text), Some(file)) = (setup, settings.scenario.as_ref()) {
+        let objects = rvlab_core::scripted::has_setup(text).map_err(|e| anyhow::anyhow!("{e}"))?;
+        if objects && text != file.text {
+            anyhow::bail!(
+                "two setups: the setup scenario and the interference scenario {} both create objects; give them once (without a setup FILE the interference scenario's objects are loaded; or give the same file for both)",
+                file.name
+            );
+        }
+    }
+    let mut store = world.take_store();
+    store.set_strict_namespaces(true);
+    let rng = world.world().rng.clone();
+    Ok((world, store, rng))
+}
+
 /// Binds the address, loads the scenario, writes the kubeconfig. Must run inside a tokio
 /// runtime.
+///
+/// With `--interfere scenario FILE` ([`rvlab_core::interfere::Policy::Scenario`]) the store
+/// starts with FILE's setup; a [`Options::setup`] that creates objects too must be the same
+/// text (an empty one, or none, is fine), else `bind` fails with a message saying so.
 pub async fn bind(options: Options) -> anyhow::Result<Server> {
-    let (store, rng) = initial_state(options.setup.as_deref())?;
+    let scenario_policy = options
+        .interfere
+        .as_ref()
+        .filter(|s| s.policy == rvlab_core::interfere::Policy::Scenario);
+    let (scripted, store, rng) = match scenario_policy {
+        Some(settings) => {
+            let (w, store, rng) = scripted_state(settings, options.setup.as_deref())?;
+            (Some(w), store, rng)
+        }
+        None => {
+            let (store, rng) = initial_state(options.setup.as_deref())?;
+            (None, store, rng)
+        }
+    };
     let customs = store
         .objects()
         .filter_map(|(r, _)| match &r.resource {
@@ -185,9 +253,16 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
         .collect();
     let interferer = match options.interfere.clone() {
         None => None,
+        Some(s) if s.policy == rvlab_core::interfere::Policy::Scenario => None,
         Some(settings) => Some(
             rvlab_core::interfere::Interferer::new(settings).map_err(|e| anyhow::anyhow!("{e}"))?,
         ),
+    };
+    let stale = match options.stale.clone() {
+        None => None,
+        Some(settings) => {
+            Some(stale::Kept::new(settings, &store).map_err(|e| anyhow::anyhow!("{e}"))?)
+        }
     };
     let trace = trace::Trace::new(options.limits.trace_memory_bytes, options.trace.as_deref())?;
     let listener = tokio::net::TcpListener::bind(&options.listen)
@@ -199,6 +274,28 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
     }
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     let (revision_tx, revision_rx) = tokio::sync::watch::channel(store.revision());
+    let page = if options.no_page {
+        None
+    } else {
+        page::find(options.page.as_deref())
+    };
+    if let Some(dir) = &page {
+        if !dir.join(page::LIVE_PAGE).is_file() {
+            anyhow::bail!(
+                "--page {}: there is no {} in it (build the page with `cargo xtask dist`)",
+                dir.display(),
+                page::LIVE_PAGE
+            );
+        }
+    }
+    // Names this server instance for the live view (a page that sees another starts over).
+    let instance = format!("{}-{}", now_ms(), std::process::id());
+    let live = rvlab_core::live::Live::new(
+        &store,
+        &instance,
+        rvlab_core::limits::LIVE_HISTORY_STEPS,
+        rvlab_core::limits::LIVE_HISTORY_BYTES,
+    );
     let shared = Arc::new(Shared {
         state: Mutex::new(State {
             store,
@@ -208,6 +305,9 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
             cache: rvlab_core::watch::WatchCache::default(),
             customs,
             interferer,
+            live,
+            stale,
+            scripted,
         }),
         limits: options.limits,
         started: Instant::now(),
@@ -215,6 +315,9 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
         shutdown: shutdown_rx,
         revision_tx,
         revision_rx,
+        live_tx: live::channel(),
+        live_viewers: Default::default(),
+        page,
     });
     Ok(Server {
         listener,
@@ -240,6 +343,11 @@ impl Server {
     /// The kubeconfig it wrote, if any.
     pub fn kubeconfig(&self) -> Option<&std::path::Path> {
         self.kubeconfig.as_deref()
+    }
+
+    /// The page directory it serves at `/`, if any.
+    pub fn page(&self) -> Option<&std::path::Path> {
+        self.shared.page.as_deref()
     }
 
     /// Serves until `shutdown` completes, then stops accepting, ends watches, lets requests in

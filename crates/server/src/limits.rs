@@ -35,12 +35,23 @@ pub const MAX_WATCHERS: usize = 256;
 /// steps are dropped from memory (the `--trace` file keeps every step).
 pub const TRACE_MEMORY_BYTES: usize = 64 * 1024 * 1024;
 
+/// Open live-view streams (`GET /rvlab/v1/live`) at once; one more is answered 429 as a watch.
+pub const MAX_LIVE_VIEWERS: usize = 32;
+
 /// A watch that allows bookmarks gets one this often (the apiserver's is about a minute).
 pub const BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
 
 /// Distinct clients (by User-Agent) whose observed revisions are tracked; a client beyond it
 /// is tracked as having observed nothing.
 pub const MAX_TRACKED_CLIENTS: usize = 1024;
+
+/// `--stale-reads K` lags a read at most this many writes behind (the server keeps K + 1
+/// states of the store): the core's `rvlab_core::limits::MAX_STALE_READS`.
+pub const MAX_STALE_READS: u32 = rvlab_core::limits::MAX_STALE_READS;
+
+/// A watch that lags behind (`--stale-reads K`) catches up, delivering the changes it held
+/// back, once no write has come for this long: a lagging cache catches up when writes pause.
+pub const STALE_CATCH_UP: Duration = Duration::from_secs(1);
 
 /// The bounds a server runs with; [`Limits::default`] is the documented figures above. Tests
 /// lower them to reach them cheaply.
@@ -53,8 +64,10 @@ pub struct Limits {
     pub body_read_timeout: Duration,
     pub max_connections: usize,
     pub max_watchers: usize,
+    pub max_live_viewers: usize,
     pub trace_memory_bytes: usize,
     pub bookmark_interval: Duration,
+    pub stale_catch_up: Duration,
 }
 
 impl Default for Limits {
@@ -67,8 +80,10 @@ impl Default for Limits {
             body_read_timeout: BODY_READ_TIMEOUT,
             max_connections: MAX_CONNECTIONS,
             max_watchers: MAX_WATCHERS,
+            max_live_viewers: MAX_LIVE_VIEWERS,
             trace_memory_bytes: TRACE_MEMORY_BYTES,
             bookmark_interval: BOOKMARK_INTERVAL,
+            stale_catch_up: STALE_CATCH_UP,
         }
     }
 }

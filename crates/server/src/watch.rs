@@ -17,6 +17,9 @@
 //! - Each watcher has its own task and channel: a slow reader only ever waits for itself; the
 //!   state's lock is never held while sending.
 //! - At most `Limits::max_watchers` at once; one more is the apiserver's 429.
+//! - `--stale-reads K` (`crate::stale`): the stream lags K writes behind: the initial state is
+//!   the old state's and each wake-up delivers the changes up to the old state's revision; once
+//!   no write has come for `Limits::stale_catch_up`, the rest (up to the current revision).
 
 use crate::handler::{reply, HttpResponse};
 use crate::Shared;
@@ -65,7 +68,7 @@ pub fn is_watch(pairs: &[(String, String)]) -> bool {
 
 /// The apiserver's max-in-flight refusal (AS `filters/maxinflight.go`, `tooManyRequests`):
 /// Go's `http.Error`, plain text, `Retry-After: 1`.
-fn too_many() -> HttpResponse {
+pub(crate) fn too_many() -> HttpResponse {
     let mut r = reply(
         429,
         "text/plain; charset=utf-8",
@@ -114,11 +117,22 @@ pub(crate) fn start(
         return too_many();
     }
     let slot = Slot(shared.clone());
-    // The first answer, under the lock.
-    let (first, seen) = {
+    // The first answer, under the lock (from the lagging state under `--stale-reads`).
+    let (first, seen, behind) = {
         let st = shared.lock();
-        let first = st.cache.events_since(&st.store, &filter, rv.as_deref());
-        (first, st.store.revision())
+        let current = st.store.revision();
+        match crate::stale::watch_state(&st) {
+            None => (
+                st.cache.events_since(&st.store, &filter, rv.as_deref()),
+                current,
+                false,
+            ),
+            Some((old, until)) => {
+                let asked = rv.as_deref().and_then(|r| r.parse::<u64>().ok());
+                let first = st.cache.events_until(old, &filter, rv.as_deref(), until);
+                (first, until.max(asked.unwrap_or(0)), until < current)
+            }
+        }
     };
     let first = match first {
         Ok(entries) => Ok(entries),
@@ -159,10 +173,16 @@ pub(crate) fn start(
         let mut stop = shared.shutdown.clone();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(timeout);
         let mut next_bookmark = tokio::time::Instant::now() + shared.limits.bookmark_interval;
+        let catch_up_after = shared.limits.stale_catch_up;
+        let mut catch_up = behind.then(|| tokio::time::Instant::now() + catch_up_after);
         loop {
+            let mut fresh = false;
             tokio::select! {
                 r = changes.changed() => {
                     if r.is_err() { return; }
+                }
+                () = tokio::time::sleep_until(catch_up.unwrap_or(deadline)), if catch_up.is_some() => {
+                    fresh = true;
                 }
                 () = tokio::time::sleep_until(deadline) => {
                     if bookmarks {
@@ -178,11 +198,16 @@ pub(crate) fn start(
                 _ = async { let _ = stop.wait_for(|s| *s).await; } => return,
                 () = w.tx.closed() => return,
             }
-            let (next, now_seen) = {
+            let (next, now_seen, behind) = {
                 let mut st = shared.lock();
-                let next = st
-                    .cache
-                    .events_since(&st.store, &filter, Some(&seen.to_string()));
+                let current = st.store.revision();
+                let until = match crate::stale::watch_state(&st) {
+                    Some((_, lagging)) if !fresh => lagging.min(current),
+                    _ => current,
+                };
+                let next =
+                    st.cache
+                        .events_until(&st.store, &filter, Some(&seen.to_string()), until);
                 if let Ok(entries) = &next {
                     for e in entries {
                         st.observed.record_item(
@@ -194,9 +219,10 @@ pub(crate) fn start(
                         );
                     }
                 }
-                (next, st.store.revision())
+                (next, until.max(seen), until < current)
             };
             seen = now_seen;
+            catch_up = behind.then(|| tokio::time::Instant::now() + catch_up_after);
             match next {
                 Ok(entries) => {
                     if !w.send_entries(&entries).await {

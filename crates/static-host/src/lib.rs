@@ -25,4 +25,4 @@ pub mod policy;
 pub mod server;
 
 pub use policy::cache_control;
-pub use server::{serve, serve_at, Logged, Server};
+pub use server::{file_answer, serve, serve_at, Answer, Logged, Server};

@@ -192,15 +192,17 @@ fn read_request(stream: &TcpStream) -> Result<Option<Request>> {
 }
 
 /// What to send back.
-struct Answer {
-    status: u16,
-    reason: &'static str,
-    headers: Vec<(&'static str, String)>,
-    body: Vec<u8>,
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub status: u16,
+    pub reason: &'static str,
+    pub headers: Vec<(&'static str, String)>,
+    pub body: Vec<u8>,
 }
 
 impl Answer {
-    fn plain(status: u16, reason: &'static str, text: &str) -> Answer {
+    /// A short text answer (`404 not found`).
+    pub fn plain(status: u16, reason: &'static str, text: &str) -> Answer {
         Answer {
             status,
             reason,
@@ -241,6 +243,22 @@ fn answer(shared: &Shared, req: &Request) -> Answer {
         .read()
         .unwrap_or_else(PoisonError::into_inner)
         .clone();
+    file_answer(
+        &roots,
+        below,
+        req.if_none_match.as_deref(),
+        req.accept_encoding.as_deref(),
+    )
+}
+
+/// The answer for a GET of `below` (a path below the mount point) from the first of `roots`
+/// that has it, as [`answer`] describes (`rvlab serve --page` serves its files with it too).
+pub fn file_answer(
+    roots: &[PathBuf],
+    below: &str,
+    if_none_match: Option<&str>,
+    accept_encoding: Option<&str>,
+) -> Answer {
     let file = roots
         .iter()
         .filter_map(|root| resolve(root, below))
@@ -252,7 +270,7 @@ fn answer(shared: &Shared, req: &Request) -> Answer {
     let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let gz_path = file.with_file_name(format!("{name}.gz"));
     let has_gz = !name.is_empty() && gz_path.is_file();
-    let gzipped = if has_gz && accepts_gzip(req.accept_encoding.as_deref()) {
+    let gzipped = if has_gz && accepts_gzip(accept_encoding) {
         std::fs::read(&gz_path).ok()
     } else {
         None
@@ -267,11 +285,7 @@ fn answer(shared: &Shared, req: &Request) -> Answer {
     if has_gz {
         headers.push(("Vary", "Accept-Encoding".to_owned()));
     }
-    if req
-        .if_none_match
-        .as_deref()
-        .is_some_and(|h| none_match(h, &tag))
-    {
+    if if_none_match.is_some_and(|h| none_match(h, &tag)) {
         return Answer {
             status: 304,
             reason: "Not Modified",

@@ -281,11 +281,15 @@ fn interference_prints_its_plan_and_bad_values_are_usage_errors() {
         plan(&["--interfere=read-write", "--interfere-field", "metadata.labels.chaos"]),
         "interference: read-write, at most 3 per object, field metadata.labels.chaos, seed 0 (every chance)\n"
     );
+    assert_eq!(
+        plan(&["--stale-reads", "2", "--max-injections", "5"]),
+        "stale reads: GET, LIST and watch served from the state 2 writes ago, at most 5 stale answers per client and object or collection (then fresh); writes see the current state\n"
+    );
 
     for (args, message) in [
         (
             &["--interfere", "sometimes"][..],
-            "error: unknown interference policy `sometimes`: use read-write or same-field",
+            "error: unknown interference policy `sometimes`: use read-write, same-field or scenario FILE",
         ),
         (&["--interfere"][..], "error: --interfere needs a value"),
         (
@@ -315,7 +319,89 @@ fn interference_prints_its_plan_and_bad_values_are_usage_errors() {
         ),
         (
             &["--max-injections", "3"][..],
-            "error: --max-injections needs --interfere POLICY",
+            "error: --max-injections needs --interfere POLICY or --stale-reads K",
+        ),
+        (
+            &["--stale-reads", "17"][..],
+            "error: --stale-reads takes a whole number of writes from 0 (off) to 16, not `17`",
+        ),
+    ] {
+        let mut all = vec!["serve"];
+        all.extend_from_slice(args);
+        let o = rvlab(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).starts_with(message), "{args:?}: {}", stderr(&o));
+    }
+}
+
+/// A scenario whose scripted client updates my-config (the seed's object).
+const ALICE: &str = "object configmap/my-config at resourceVersion 100:\n    data.key = \"initial\"\n\nclient alice:\n    obj = get configmap/my-config\n    obj.data.other = \"from-alice\"\n    update obj\n";
+
+#[test]
+fn interfere_scenario_loads_its_setup_prints_its_plan_and_refuses_a_second_setup() {
+    let dir = temp_dir("serve-scenario");
+    let f = dir.join("alice.rvl");
+    std::fs::write(&f, ALICE).unwrap();
+    let f = f.display().to_string();
+    let mut s = serve(&["--interfere", "scenario", &f, "--listen", "127.0.0.1:0"]);
+    let mut err = BufReader::new(s.child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert_eq!(
+        line,
+        format!("interference: scenario {f}, scripted client alice (a), in the default scheduler's (earliest ready first, ties by seed 0) order; one scripted request (and the local steps before it) before each real request, until they finish\n")
+    );
+    let url = s.first.strip_prefix("listening on ").unwrap().to_string();
+    // The setup is the scenario's; this GET first lets alice take her get.
+    let got = http_get(&url, "/api/v1/namespaces/default/configmaps/my-config");
+    assert!(got.starts_with("HTTP/1.1 200"), "{got}");
+    assert!(got.contains("\"resourceVersion\":\"100\""), "{got}");
+    let trace = http_get(&url, "/rvlab/v1/trace");
+    assert!(trace.contains("\"scripted_client\":\"alice\""), "{trace}");
+    let k = s
+        .second
+        .strip_prefix("export KUBECONFIG=")
+        .unwrap()
+        .to_string();
+    let _ = std::fs::remove_file(k);
+    assert_eq!(sigterm_and_wait(s.child).code(), Some(0));
+
+    // The same file as the setup is one setup.
+    let mut s = serve(&[&f, "--interfere", "scenario", &f, "--listen", "127.0.0.1:0"]);
+    assert!(s.first.starts_with("listening on "), "{}", s.first);
+    // Kept open: the plan is written to it.
+    let _stderr = s.child.stderr.take();
+    let k = s
+        .second
+        .strip_prefix("export KUBECONFIG=")
+        .unwrap()
+        .to_string();
+    let _ = std::fs::remove_file(k);
+    let url = s.first.strip_prefix("listening on ").unwrap().to_string();
+    assert!(http_get(&url, "/version").starts_with("HTTP/1.1 200"));
+    assert_eq!(sigterm_and_wait(s.child).code(), Some(0));
+
+    // Another setup with objects: a clear error, exit 1.
+    let o = rvlab(&[
+        "serve",
+        "lesson:stale-update",
+        "--interfere",
+        "scenario",
+        &f,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!("error: two setups: the setup scenario and the interference scenario {f} both create objects; give them once (without a setup FILE the interference scenario's objects are loaded; or give the same file for both)\n")
+    );
+    for (args, message) in [
+        (
+            &["--interfere", "scenario"][..],
+            "error: --interfere scenario needs a FILE",
+        ),
+        (
+            &["--interfere", "scenario", &f, "--interfere-field", "data.x"][..],
+            "error: --interfere-field is read-write's: a scenario's clients write what their statements say",
         ),
     ] {
         let mut all = vec!["serve"];

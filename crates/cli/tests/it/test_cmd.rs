@@ -111,12 +111,14 @@ fn a_lost_update_fails_the_test_and_is_named_in_text_and_json() {
             "failures",
             "command",
             "interfere",
+            "stale_reads",
             "steps",
             "dropped",
             "clients",
             "retries",
             "lost_updates",
-            "injections"
+            "injections",
+            "stale_answers"
         ]
     );
     assert_eq!(j["version"], 1);
@@ -150,6 +152,8 @@ fn a_lost_update_fails_the_test_and_is_named_in_text_and_json() {
         }])
     );
     assert_eq!(j["injections"], serde_json::json!([]));
+    assert_eq!(j["stale_reads"], serde_json::Value::Null);
+    assert_eq!(j["stale_answers"], serde_json::json!([]));
 }
 
 #[test]
@@ -223,7 +227,7 @@ fn a_command_past_its_timeout_is_killed_with_its_group() {
 
 #[test]
 fn usage_errors_exit_2_with_clear_messages() {
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 9] = [
         (&["sh"], "rvlab test needs `--` before the command"),
         (&["--"], "no COMMAND after `--`"),
         (
@@ -238,6 +242,18 @@ fn usage_errors_exit_2_with_clear_messages() {
         (
             &["--seed", "1", "--", "true"],
             "--seed needs --interfere POLICY",
+        ),
+        (
+            &["--stale-reads", "17", "--", "true"],
+            "--stale-reads takes a whole number of writes from 0 (off) to 16, not `17`",
+        ),
+        (
+            &["--max-injections", "2", "--", "true"],
+            "--max-injections needs --interfere POLICY",
+        ),
+        (
+            &["--interfere", "scenario", "--", "true"],
+            "--interfere scenario needs a FILE",
         ),
     ];
     for (args, want) in cases {
@@ -380,4 +396,211 @@ fn the_seed_loop_passes_under_read_write_and_fails_with_its_read_outside_the_loo
         Some(1),
         "{json}"
     );
+}
+
+/// `--stale-reads 1` with real code: alice (curl) reads and writes first, so the Python client's reads
+/// are one write behind. The seed's loop gets a 409 per stale answer, re-reads, and after the
+/// third stale answer (the default bound) reads the current state and passes; a loop that
+/// clears the resourceVersion and updates unconditionally writes over alice's change, and the
+/// report names the lost update (exit 1).
+#[test]
+fn the_seed_loop_passes_under_stale_reads_and_an_unconditional_update_is_a_lost_update() {
+    let dir = temp_dir("test-stale");
+    let run = |name: &str, program: &str| {
+        let script = dir.join(format!("{name}.py"));
+        std::fs::write(&script, program).expect("write");
+        let report = dir.join(format!("{name}.json"));
+        let cmd = format!(
+            "set -e\n{}{}exec \"$0\" \"$1\"\n",
+            get("alice").replace("configmaps/c", "configmaps/my-config"),
+            merge("alice", "from-alice").replace("configmaps/c", "configmaps/my-config")
+        );
+        let py = python();
+        let o = rvlab_test(&[
+            "--stale-reads",
+            "1",
+            "--report",
+            report.to_str().unwrap(),
+            "lesson:stale-update",
+            "--",
+            "sh",
+            "-c",
+            &cmd,
+            &py,
+            script.to_str().unwrap(),
+        ]);
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).expect("a report"))
+                .expect("JSON");
+        (o, json)
+    };
+    let (o, json) = run("good", SEED_LOOP);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "conflict, retrying\nconflict, retrying\nconflict, retrying\ndone\n"
+    );
+    assert!(
+        err.contains("  stale reads (1 write behind): 3 stale answers served (python 3)\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("no lost updates") && err.ends_with("PASSED\n"),
+        "{err}"
+    );
+    assert_eq!(
+        json["stale_reads"],
+        serde_json::json!({"writes_behind": 1, "max_stale": 3})
+    );
+    let served: Vec<u64> = json["stale_answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["served_revision"].as_u64().unwrap())
+        .collect();
+    assert_eq!(served, [100, 100, 100], "{json}");
+    let py = &json["clients"][1];
+    assert_eq!(py["name"], "python", "{json}");
+    assert_eq!(
+        (
+            py["conflicts"].as_u64(),
+            py["retries_reread"].as_u64(),
+            py["retries_stale"].as_u64()
+        ),
+        (Some(3), Some(3), Some(0)),
+        "{json}"
+    );
+
+    // Read, then update with the resourceVersion cleared: no 409 to stop it.
+    let unconditional = r#"from kubernetes import client, config
+config.load_kube_config()
+v1 = client.CoreV1Api()
+cm = v1.read_namespaced_config_map("my-config", "default")
+cm.data["key"] = "from-bob"
+cm.metadata.resource_version = None
+v1.replace_namespaced_config_map("my-config", "default", cm)
+print("done")
+"#;
+    let (o, json) = run("unconditional", unconditional);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "done\n");
+    assert!(
+        err.contains("LOST UPDATE on configmap/my-config data.key: python (step 3, revision 102; it had read revision 100) wrote \"from-bob\" over \"from-alice\", written by alice at revision 101\n"),
+        "{err}"
+    );
+    assert!(err.contains("1 stale answer served (python 1)"), "{err}");
+    assert!(err.contains("FAILED: 1 lost update\n"), "{err}");
+    assert_eq!(json["passed"], false);
+    assert_eq!(json["lost_updates"][0]["base_revision"], 100, "{json}");
+}
+
+/// A scenario whose scripted client alice reads my-config, edits her copy and updates it.
+const ALICE: &str = r#"object configmap/my-config at resourceVersion 100:
+    data.key = "initial"
+
+client alice:
+    obj = get configmap/my-config
+    obj.data.other = "from-alice"
+    update obj
+"#;
+
+fn alice_file(name: &str) -> (std::path::PathBuf, String) {
+    let dir = temp_dir(name);
+    let f = dir.join("alice.rvl");
+    std::fs::write(&f, ALICE).expect("write the scenario");
+    (dir, f.display().to_string())
+}
+
+/// `--interfere scenario FILE` with curl: alice's update lands between bob's GET and his PUT,
+/// which gets the real 409; the report counts alice's requests as injections.
+#[test]
+fn interfere_scenario_puts_a_scripted_update_between_a_get_and_a_put() {
+    let (dir, f) = alice_file("test-scenario-curl");
+    let report = dir.join("report.json");
+    let url = "\"$RVLAB_SERVER/api/v1/namespaces/default/configmaps/my-config\"";
+    let script = format!(
+        "set -e\ncurl -sf -A bob {url} >/dev/null\ncode=$(curl -s -o /dev/null -w '%{{http_code}}' -A bob -X PUT -H 'Content-Type: application/json' -d '{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"my-config\",\"resourceVersion\":\"100\"}},\"data\":{{\"key\":\"bob\"}}}}' {url})\necho \"put: $code\"\n"
+    );
+    let o = rvlab_test(&[
+        "--interfere",
+        "scenario",
+        &f,
+        "--report",
+        report.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "put: 409\n", "{err}");
+    assert!(
+        err.contains("client bob: 2 requests, 1 writes, 1 conflicts (409); after a 409: 0 re-read and retried, 0 resent a stale body, 1 not retried\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "  interferer (scenario {f}): 2 injections (scripted requests)\n"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("client alice"), "{err}");
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("a report")).unwrap();
+    assert_eq!(j["interfere"]["policy"], "scenario");
+    assert_eq!(j["interfere"]["scenario"], f.as_str());
+    let injected: Vec<(&str, &str)> = j["injections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["client"].as_str().unwrap(), i["method"].as_str().unwrap()))
+        .collect();
+    assert_eq!(injected, [("alice", "GET"), ("alice", "PUT")]);
+    assert_eq!(j["steps"], 4);
+}
+
+/// The seed's loop against a scenario's scripted writer: one 409, one re-read, done.
+#[test]
+fn the_seed_loop_passes_under_interfere_scenario() {
+    let (dir, f) = alice_file("test-scenario-python");
+    let script = dir.join("loop.py");
+    std::fs::write(&script, SEED_LOOP).expect("write");
+    let report = dir.join("report.json");
+    let py = python();
+    let o = rvlab_test(&[
+        "--interfere",
+        "scenario",
+        &f,
+        "--report",
+        report.to_str().unwrap(),
+        "--",
+        &py,
+        script.to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "conflict, retrying\ndone\n",
+        "{err}"
+    );
+    assert!(err.ends_with("no lost updates\nPASSED\n"), "{err}");
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("a report")).unwrap();
+    assert_eq!(j["injections"].as_array().map(Vec::len), Some(2), "{j}");
+    let py = &j["clients"][0];
+    assert_eq!(py["name"], "python", "{j}");
+    assert_eq!(
+        (
+            py["conflicts"].as_u64(),
+            py["retries_reread"].as_u64(),
+            py["retries_stale"].as_u64()
+        ),
+        (Some(1), Some(1), Some(0)),
+        "{j}"
+    );
+    assert_eq!(j["clients"].as_array().map(Vec::len), Some(1), "{j}");
 }

@@ -183,6 +183,7 @@ impl World {
     /// send the next request of the command in progress (see the module docs).
     pub(super) fn kubectl_stmt(
         &mut self,
+        via: &mut dyn super::request::Transport,
         scenario: &Scenario,
         client: u32,
         cmd: &Command,
@@ -244,7 +245,7 @@ impl World {
             warnings,
             before,
             after,
-        } = self.send(client, &name, &request, target.as_ref(), base, verb);
+        } = self.send(via, client, &name, &request, target.as_ref(), base, verb);
         let what = match &target {
             // kubectl apply and kubectl create look first: absence is an answer, not a failure.
             Some(t) if verb == Verb::Get && response.code == 404 => {

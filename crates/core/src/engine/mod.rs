@@ -36,8 +36,9 @@ pub use kubectl::{request_target, request_verb, Running, KUBECTL_ERROR};
 pub use narrate::{
     fmt_duration, lost_sentence, mark, request as narrate_request, to_status, verb_noun, RequestCtx,
 };
-pub use request::sent_resource_version;
 pub use records::{Action, ClientOutcome, Failure, KubectlStep, Mark, StepRecord, Verb};
+pub use request::sent_resource_version;
+pub use request::{Direct, Transport};
 pub use vars::{Held, Revisions, Var, Vars};
 pub use world::{ClientState, Frame, World};
 

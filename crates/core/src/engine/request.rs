@@ -8,7 +8,7 @@ use super::vars::{set_revision, Held, Var};
 use super::world::World;
 use crate::json::HValue;
 use crate::lang::ast::{PatchType, Scenario, Stmt, StmtKind};
-use crate::store::{Actor, Env, Method, ObjectRef, Outcome, Request, Resource};
+use crate::store::{Actor, Env, Method, ObjectRef, Outcome, Request, Resource, Store};
 use serde_json::{Map, Value};
 
 /// Fills `apiVersion`, `kind`, `metadata.name` and `metadata.namespace` from a reference, in
@@ -42,6 +42,38 @@ pub(super) fn with_identity(target: &ObjectRef, body: Value) -> Result<Value, St
         }
     }
     Ok(Value::Object(out))
+}
+
+/// Where a world's requests go: [`Store::handle`] on the world's own store ([`Direct`], every
+/// run, the page and the explorer), or a server's path to the same store (`rvlab serve
+/// --interfere scenario FILE`: through its watch cache, so watchers see a scripted client's
+/// write; [`World::take_step_via`]). A transport only carries the request: the rules are the
+/// store's.
+pub trait Transport {
+    /// Serves one request on `store` (the world's store) as `actor`.
+    fn handle(
+        &mut self,
+        store: &mut Store,
+        request: &Request,
+        actor: &Actor,
+        env: &mut Env<'_>,
+    ) -> Outcome;
+}
+
+/// The world's own store, directly.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Direct;
+
+impl Transport for Direct {
+    fn handle(
+        &mut self,
+        store: &mut Store,
+        request: &Request,
+        actor: &Actor,
+        env: &mut Env<'_>,
+    ) -> Outcome {
+        store.handle(request, actor, env)
+    }
 }
 
 /// What one request did ([`World::send`]).
@@ -326,8 +358,10 @@ impl World {
     /// same books. The store answers; a write's revision is recorded with its verb (for the
     /// provenance of lost updates); lost updates are kept; and the client observes the
     /// target's revision the response carries (or the write's, when it succeeded).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn send(
         &mut self,
+        via: &mut dyn Transport,
         client: u32,
         name: &str,
         request: &Request,
@@ -351,7 +385,7 @@ impl World {
             revision,
             lost_updates,
             warnings,
-        } = self.store.handle(request, &actor, &mut env);
+        } = via.handle(&mut self.store, request, &actor, &mut env);
         let ok = (200..300).contains(&response.code);
         if let Some(r) = revision {
             self.record_write(r, verb);
@@ -378,6 +412,7 @@ impl World {
     /// client (its observed revision, the bound variable) and in the step's record.
     pub(super) fn request_stmt(
         &mut self,
+        via: &mut dyn Transport,
         scenario: &Scenario,
         client: u32,
         stmt: &Stmt,
@@ -404,7 +439,7 @@ impl World {
             before,
             after,
             ..
-        } = self.send(client, &name, &request, Some(&target), base, verb);
+        } = self.send(via, client, &name, &request, Some(&target), base, verb);
         let ok = (200..300).contains(&response.code);
         {
             let c = &mut self.clients[client as usize];

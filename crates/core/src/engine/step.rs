@@ -4,6 +4,7 @@
 use super::expr;
 use super::narrate::{self, fmt_duration};
 use super::records::{Action, ClientOutcome, Failure, Mark, StepRecord};
+use super::request::Transport;
 use super::vars::Var;
 use super::world::{block_at, World};
 use super::ScheduleError;
@@ -71,6 +72,7 @@ impl World {
     /// through [`World::take_step`], which draws the scheduler's tie-break first.
     pub(super) fn step(
         &mut self,
+        via: &mut dyn Transport,
         scenario: &Scenario,
         client: u32,
     ) -> Result<StepRecord, ScheduleError> {
@@ -91,7 +93,7 @@ impl World {
             self.backoff_step(scenario, client)
         } else {
             match self.next_statement(scenario, client) {
-                Some(stmt) => self.run_stmt(scenario, client, stmt),
+                Some(stmt) => self.run_stmt(via, scenario, client, stmt),
                 None => {
                     // Cannot happen after normalize; finish the client rather than loop.
                     self.clients[client as usize].outcome = Some(ClientOutcome::Succeeded);
@@ -129,7 +131,13 @@ impl World {
         }
     }
 
-    fn run_stmt(&mut self, scenario: &Scenario, client: u32, stmt: &Stmt) -> StepRecord {
+    fn run_stmt(
+        &mut self,
+        via: &mut dyn Transport,
+        scenario: &Scenario,
+        client: u32,
+        stmt: &Stmt,
+    ) -> StepRecord {
         let name = scenario.clients[client as usize].name.clone();
         let now = self.clock_nanos;
         let mut rec = StepRecord::new(
@@ -198,7 +206,7 @@ impl World {
                 rec
             }
             StmtKind::Kubectl { cmd, edits } => {
-                self.kubectl_stmt(scenario, client, cmd, edits, rec)
+                self.kubectl_stmt(via, scenario, client, cmd, edits, rec)
             }
             StmtKind::File { name: file, body } => {
                 self.file_stmt(scenario, client, file, body, rec)
@@ -208,7 +216,7 @@ impl World {
                 self.advance(client);
                 rec
             }
-            _ => self.request_stmt(scenario, client, stmt, rec),
+            _ => self.request_stmt(via, scenario, client, stmt, rec),
         }
     }
 

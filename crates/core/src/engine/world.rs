@@ -5,7 +5,7 @@ use super::backoff::RetryState;
 use super::expr;
 use super::kubectl::{file_of, Running};
 use super::records::{ClientOutcome, Failure, StepRecord, Verb};
-use super::request::{body_revision, query, with_identity};
+use super::request::{body_revision, query, with_identity, Direct, Transport};
 use super::vars::{revision_in, set_revision, Revisions, Vars};
 use super::{RunError, ScheduleError, MAX_CLIENTS, SETUP_ACTOR, SETUP_MANAGER};
 use crate::kubectl::{Files, Terminal};
@@ -296,9 +296,23 @@ impl World {
         scenario: &Scenario,
         pick: Option<u32>,
     ) -> Result<Option<StepRecord>, ScheduleError> {
+        self.take_step_via(&mut Direct, scenario, pick)
+    }
+
+    /// [`World::take_step`] with the step's request (if it sends one) served through `via`
+    /// instead of directly by the world's store: the same step, the same draws, the same
+    /// books; only the path to the store differs (`rvlab serve --interfere scenario FILE`
+    /// sends a scripted client's request through the server's watch cache, with the server's
+    /// store in [`World::store`] for the step: `crate::scripted`).
+    pub fn take_step_via(
+        &mut self,
+        via: &mut dyn Transport,
+        scenario: &Scenario,
+        pick: Option<u32>,
+    ) -> Result<Option<StepRecord>, ScheduleError> {
         let default = self.pick_default();
         match pick.or(default) {
-            Some(client) => self.step(scenario, client).map(Some),
+            Some(client) => self.step(via, scenario, client).map(Some),
             None => Ok(None),
         }
     }

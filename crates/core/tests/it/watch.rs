@@ -540,3 +540,33 @@ fn a_dry_run_is_not_an_event() {
     assert!(w.since(&cms(), Some("1")).unwrap().is_empty());
     assert_eq!(w.since(&cms(), None).unwrap().len(), 1);
 }
+
+/// `--stale-reads K` (`rvlab_core::stale`): a lagging watch gets the changes up to the old
+/// state's revision only, and its initial state from that old state.
+#[test]
+fn events_until_stops_at_the_lagging_revision() {
+    let mut w = World::new(100);
+    w.create("default", "a", "1"); // 1
+    let old = w.store.clone();
+    w.set("default", "a", "2"); // 2
+    w.create("default", "b", "1"); // 3
+    let until = |rv: Option<&str>, store: &Store, upto: u64| {
+        summary(&w.cache.events_until(store, &cms(), rv, upto).unwrap())
+    };
+    assert_eq!(
+        until(Some("1"), &w.store, 2),
+        vec![(EventType::Modified, "a".to_string(), 2)]
+    );
+    assert_eq!(until(Some("1"), &w.store, 1), vec![]);
+    assert_eq!(until(Some("2"), &w.store, 3).len(), 1);
+    // Unset: the old state's objects as ADDED, at their old revisions.
+    assert_eq!(
+        until(None, &old, 1),
+        vec![(EventType::Added, "a".to_string(), 1)]
+    );
+    // events_since is events_until with no bound.
+    assert_eq!(
+        summary(&w.since(&cms(), Some("1")).unwrap()),
+        until(Some("1"), &w.store, u64::MAX)
+    );
+}
