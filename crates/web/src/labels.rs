@@ -25,6 +25,18 @@ pub fn mark_badge(mark: Mark) -> Option<(&'static str, &'static str)> {
     }
 }
 
+/// A YAML text as the inspector shows it, line by line, the `metadata.resourceVersion` line
+/// flagged (as the core's `view::object_view` flags it).
+#[cfg(feature = "live")]
+pub fn yaml_lines(yaml: &str) -> Vec<rvlab_core::view::YamlLine> {
+    yaml.lines()
+        .map(|l| rvlab_core::view::YamlLine {
+            text: l.to_string(),
+            resource_version: l.starts_with("  resourceVersion:"),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -51,7 +51,7 @@ pub fn app() -> Html {
     let app = {
         let flags = flags.clone();
         use_reducer(move || {
-            let (state, f) = hooks::initial();
+            let (state, f) = with_live(hooks::initial());
             *flags.borrow_mut() = Some(f);
             state
         })
@@ -68,6 +68,10 @@ pub fn app() -> Html {
     hooks::explore::use_explore_worker(&app);
     hooks::exercises::use_exercise_progress(&app);
     hooks::exercises::use_locked_lines(&app, &textarea);
+    #[cfg(feature = "live")]
+    {
+        hooks::live::use_live(&app);
+    }
     hooks::use_effect((), |_| {
         mark_interactive();
         hooks::nothing()
@@ -103,6 +107,10 @@ pub fn app() -> Html {
     } else {
         Html::default()
     };
+    #[cfg(feature = "live")]
+    if app.live.open {
+        return components::live::live_page(&dispatch, &app, main_ref, help);
+    }
     // The panels are plain functions rather than components (their few hooks live here): they
     // re-render with the app state anyway, and each component costs ~1.5 kB of wasm
     // (docs/size.md). Only the costly parts are a component (`RunPart`), to skip them.
@@ -292,4 +300,17 @@ pub fn report_panic(message: &str) {
         Ok(())
     };
     let _ = build();
+}
+
+/// The first state with its Live view (`hooks::live::initial`), in the kubectl build.
+#[cfg(feature = "live")]
+fn with_live((state, flags): (state::AppState, link::Flags)) -> (state::AppState, link::Flags) {
+    hooks::live::initial(state, flags)
+}
+
+/// The first state as it is: index.html's build has no Live view.
+#[cfg(not(feature = "live"))]
+#[inline(always)]
+fn with_live(first: (state::AppState, link::Flags)) -> (state::AppState, link::Flags) {
+    first
 }

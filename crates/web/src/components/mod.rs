@@ -13,6 +13,8 @@ pub mod help;
 pub mod html;
 pub mod inspector;
 pub mod lesson_picker;
+#[cfg(feature = "live")]
+pub mod live;
 pub mod narration;
 pub mod notice;
 pub mod run_part;

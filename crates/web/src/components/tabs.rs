@@ -8,6 +8,12 @@ use yew::prelude::*;
 /// Lessons / Exercises, as two tabs (`open`: the exercises are showing; `progress`: how many
 /// of the listed exercises are solved, and how many are listed).
 pub fn view_tabs(dispatch: &Dispatch, open: bool, progress: (usize, usize)) -> Html {
+    // The kubectl build's page served by `rvlab serve` has a Live tab too (a fact of the page,
+    // set once at start: the playground's call of this function stays as index.html builds it).
+    #[cfg(feature = "live")]
+    if crate::hooks::live::served_live() {
+        return super::live::view_tabs(dispatch, open, progress, false);
+    }
     let on = |action| on_click(dispatch, Action::Exercise(action));
     html! {
         <div class="tabs" role="tablist" aria-label="View">

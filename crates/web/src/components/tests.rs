@@ -35,6 +35,10 @@ enum Panel {
     Picker,
     #[cfg(feature = "kubectl")]
     Terminals,
+    #[cfg(feature = "live")]
+    Live,
+    #[cfg(feature = "live")]
+    LiveTabs,
 }
 
 #[derive(Properties, PartialEq)]
@@ -91,6 +95,10 @@ fn Harness(props: &Props) -> Html {
             app.cursor,
             app.current_step().map(|s| s.client_index),
         ),
+        #[cfg(feature = "live")]
+        Panel::Live => super::live::live_view(&d, &app.live),
+        #[cfg(feature = "live")]
+        Panel::LiveTabs => super::live::tabs(&d, &app),
     }
 }
 
@@ -579,5 +587,176 @@ fn a_course_pack_shows_its_course_beside_or_instead_of_the_built_in_one() {
             0
         };
         assert!(tabs.contains(&format!("Exercises (0/{total} ✓)")), "{tabs}");
+    }
+}
+
+/// The Live view over the events `rvlab serve` sends (made by the core's `live::Live`).
+#[cfg(feature = "live")]
+mod live {
+    use super::*;
+    use crate::state::live::fixture::{stale_story, Server};
+    use crate::state::live::{LiveAction, LiveState, MAX_ROWS};
+
+    fn live_app(events: &[String]) -> AppState {
+        let mut s = AppState {
+            live: LiveState::new(Some("/rvlab/v1/live".into())),
+            ..AppState::default()
+        };
+        for e in events {
+            s = s.apply(Action::Live(LiveAction::Event(e.clone())));
+        }
+        s
+    }
+
+    fn rows(html: &str) -> Vec<&str> {
+        html.split(r#"<tr "#)
+            .filter(|r| r.contains(r#"data-testid="live-row""#))
+            .collect()
+    }
+
+    #[test]
+    fn a_row_per_request_in_its_clients_lane_with_marks_and_stale_badges() {
+        let s = live_app(&stale_story("s1").events);
+        let html = render(&s, Panel::Live);
+        assert!(html.contains(r#"data-testid="live-view""#), "{html}");
+        assert!(html.contains(r#"data-testid="live-status""#), "{html}");
+        assert!(html.contains("connected · 4 steps"), "{html}");
+        assert!(!html.contains("dropped"), "{html}");
+        assert_eq!(count(&html, r#"data-testid="live-lane""#), 2, "{html}");
+        assert!(
+            html.contains("kubectl<span class=\"muted\"> (a)</span>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("python<span class=\"muted\"> (b)</span>"),
+            "{html}"
+        );
+        let rows = rows(&html);
+        assert_eq!(rows.len(), 4, "{html}");
+        for (i, r) in rows.iter().enumerate() {
+            assert!(r.contains(&format!(r#"data-index="{i}""#)), "{r}");
+        }
+        assert!(rows[0].contains("GET my-config"), "{}", rows[0]);
+        assert!(rows[0].contains("200 OK"), "{}", rows[0]);
+        assert!(
+            rows[0].contains(r#"<code class="cmd">kubectl get</code>"#),
+            "{}",
+            rows[0]
+        );
+        assert!(rows[2].contains("class=\"row mark-ok\""), "{}", rows[2]);
+        assert!(rows[2].contains("PUT my-config rv "), "{}", rows[2]);
+        // python's PUT is in python's lane (the second), kubectl's 409 in the first.
+        let cells = |r: &str| r.split("<td class=\"lane").count();
+        assert_eq!(cells(rows[2]), cells(rows[3]));
+        assert!(
+            rows[2].contains("<td class=\"lane\"></td><td class=\"lane mine\">"),
+            "{}",
+            rows[2]
+        );
+        assert!(
+            rows[3].contains("<td class=\"lane mine\"><span class=\"req\">PUT my-config"),
+            "{}",
+            rows[3]
+        );
+        assert!(
+            rows[3].contains("class=\"row mark-conflict current\""),
+            "{}",
+            rows[3]
+        );
+        assert!(rows[3].contains("409 Conflict"), "{}", rows[3]);
+        assert!(rows[3].contains("⚠ conflict"), "{}", rows[3]);
+        assert!(rows[3].contains(r#"aria-current="true""#), "{}", rows[3]);
+        // kubectl's read is stale (python wrote since), python's is current.
+        assert_eq!(count(&html, r#"data-testid="live-stale""#), 1, "{html}");
+        assert!(html.contains("stale: the server is at "), "{html}");
+        assert!(html.contains(r#"data-testid="live-read""#), "{html}");
+        // The newest row's details.
+        assert!(
+            html.contains(r#"data-testid="live-step-narration""#),
+            "{html}"
+        );
+        assert!(html.contains("Step 4 · kubectl: "), "{html}");
+        assert!(html.contains(r#"data-testid="live-exchange""#), "{html}");
+        assert!(html.contains("HTTP/1.1 409 Conflict"), "{html}");
+        assert!(html.contains(r#"data-testid="live-object""#), "{html}");
+        assert!(
+            html.contains(r#"<span title="resourceVersion" class="rv">  resourceVersion: "#),
+            "{html}"
+        );
+        assert!(html.contains(r#"data-testid="live-save""#), "{html}");
+        assert!(!html.contains(r#"data-testid="live-follow""#), "{html}");
+    }
+
+    #[test]
+    fn a_picked_row_shows_its_details_and_offers_to_follow_again() {
+        let s = live_app(&stale_story("s1").events).apply(Action::Live(LiveAction::Pick(0)));
+        let html = render(&s, Panel::Live);
+        assert!(html.contains("Step 1 · kubectl: "), "{html}");
+        assert!(html.contains("HTTP/1.1 200 OK"), "{html}");
+        assert!(rows(&html)[0].contains("current"), "{html}");
+        assert!(!rows(&html)[3].contains("current"), "{html}");
+        assert!(html.contains(r#"data-testid="live-follow""#), "{html}");
+        // As of that step nobody's read was stale yet.
+        assert_eq!(count(&html, r#"data-testid="live-stale""#), 0, "{html}");
+    }
+
+    #[test]
+    fn dropped_and_not_shown_steps_are_said() {
+        let mut server = Server::new("s1", 3);
+        for _ in 0..5 {
+            server.get("kubectl");
+        }
+        let mut events = vec![server.hello()];
+        events.extend(server.live.events().map(str::to_string));
+        let html = render(&live_app(&events), Panel::Live);
+        assert!(
+            html.contains("connected · 3 steps · 2 earlier steps were dropped by the server"),
+            "{html}"
+        );
+        let mut server = Server::new("s1", 2000);
+        for _ in 0..MAX_ROWS + 2 {
+            server.get("python");
+        }
+        let html = render(&live_app(&server.events), Panel::Live);
+        assert!(
+            html.contains("connected · 500 steps · 2 older steps not shown"),
+            "{html}"
+        );
+        assert_eq!(rows(&html).len(), MAX_ROWS);
+    }
+
+    #[test]
+    fn before_any_request_the_view_says_what_to_do_and_shows_the_objects() {
+        let s = live_app(&[]);
+        let html = render(&s, Panel::Live);
+        assert!(html.contains("connecting…"), "{html}");
+        assert!(html.contains("No request yet"), "{html}");
+        let s = live_app(&[Server::new("s1", 10).hello()]);
+        let html = render(&s, Panel::Live);
+        assert!(html.contains("connected · 0 steps"), "{html}");
+        assert!(html.contains("configmap/my-config"), "{html}");
+        assert!(
+            html.contains(r#"data-testid="live-save" disabled"#) || html.contains("disabled"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn the_live_tab_shows_only_with_an_endpoint() {
+        let html = render(&AppState::default(), Panel::LiveTabs);
+        assert!(!html.contains("tab-live"), "{html}");
+        assert!(
+            html.contains(r#"data-testid="lessons-tab" aria-selected="true""#),
+            "{html}"
+        );
+        let html = render(&live_app(&[]), Panel::LiveTabs);
+        assert!(
+            html.contains(r#"data-testid="tab-live" aria-selected="true""#),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"data-testid="lessons-tab" aria-selected="false""#),
+            "{html}"
+        );
     }
 }

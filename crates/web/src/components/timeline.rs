@@ -325,6 +325,38 @@ fn setup_versions(shown: &Shown) -> String {
         .join(", ")
 }
 
+/// A step's cell in its client's lane, as [`row`] makes it: the short request and the
+/// resourceVersion sent (else the statement), the status line and the revision written, the
+/// mark's badge, a lost update. For the Live view (the kubectl build): a copy, so that
+/// index.html's build keeps `row`'s code and lines exactly as they were.
+#[cfg(feature = "live")]
+pub fn step_cell(step: &StepView) -> Html {
+    let badge = mark_badge(step.mark);
+    let lost = !step.lost_updates.is_empty();
+    let main = match short_request(step) {
+        Some(req) => {
+            let sent = step
+                .sent_resource_version
+                .as_ref()
+                .map(|v| format!(" rv {v}"))
+                .unwrap_or_default();
+            el("span", "req", format!("{req}{sent}"))
+        }
+        None => el("span", "local", step.statement.clone()),
+    };
+    let status = step.status_line.as_ref().map(|s| {
+        let new = step.revision.map(|r| format!(" → {r}")).unwrap_or_default();
+        el("span", "status", format!("{s}{new}"))
+    });
+    let badge = badge.map(|(icon, word)| el("span", "badge", format!("{icon} {word}")));
+    let lost_badge = (lost && step.mark_label != "lost-update")
+        .then(|| el("span", "badge lost", "☠ lost update"));
+    html! { <>{main}{status}{badge}{lost_badge}</> }
+}
+
+#[cfg(feature = "live")]
+use rvlab_core::view::StepView;
+
 #[cfg(test)]
 mod tests {
     use super::*;

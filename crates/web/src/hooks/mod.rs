@@ -493,6 +493,11 @@ pub fn copy_text(text: &str, done: impl FnOnce(bool) + 'static) {
     on_err.forget();
 }
 
+/// The Live view's effects (the kubectl build only). Declared after the code: no line of
+/// index.html's build moves (its panic locations name lines).
+#[cfg(feature = "live")]
+pub mod live;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,8 @@
 pub mod catalogue;
 pub mod exercises;
 pub mod explore;
+#[cfg(feature = "live")]
+pub mod live;
 
 use catalogue::Catalogue;
 
@@ -93,6 +95,9 @@ pub struct AppState {
     pub exercises: ExercisesState,
     /// The lessons' titles and the exercises' labels (built once, shared by every state).
     pub catalogue: Rc<Catalogue>,
+    /// The Live view of `rvlab serve` (the kubectl build only).
+    #[cfg(feature = "live")]
+    pub live: live::LiveState,
 }
 
 /// A whole state to restore, from a share link or from saved work (see `crate::link`).
@@ -161,6 +166,9 @@ pub enum Action {
     LoadSchedule(String),
     /// The exercises view.
     Exercise(ExerciseAction),
+    /// The Live view (the kubectl build only).
+    #[cfg(feature = "live")]
+    Live(live::LiveAction),
 }
 
 /// The first lesson (the page's default).
@@ -196,6 +204,8 @@ impl AppState {
             explore: ExploreState::default(),
             exercises: ExercisesState::default(),
             catalogue: Rc::default(),
+            #[cfg(feature = "live")]
+            live: live::LiveState::default(),
         }
         .apply(Action::Reparse)
     }
@@ -234,6 +244,10 @@ impl AppState {
     /// state and yew skips the render. Only cases known without running anything; `apply`
     /// stays the authority (tested: an ignored action changes nothing).
     pub fn ignores(&self, action: &Action) -> bool {
+        #[cfg(feature = "live")]
+        if let Some(ignored) = self.live.ignores(action) {
+            return ignored;
+        }
         let (cursor, len, playing) = (self.cursor, self.len(), self.playing);
         match action {
             Action::EditSource(text) => *text == self.source,
@@ -256,6 +270,11 @@ impl AppState {
 
     /// The state after `action`. Pure: no browser calls, no clock.
     pub fn apply(mut self, action: Action) -> AppState {
+        #[cfg(feature = "live")]
+        if let Action::Exercise(ExerciseAction::Open(_)) = &action {
+            // The view tabs: Lessons and Exercises leave the Live view.
+            self.live.open = false;
+        }
         match action {
             Action::EditSource(text) => {
                 if text != self.source {
@@ -346,6 +365,8 @@ impl AppState {
                 }
             }
             Action::Exercise(a) => self.apply_exercise(a),
+            #[cfg(feature = "live")]
+            Action::Live(a) => self.apply_live(a),
         }
         self
     }
