@@ -15,11 +15,8 @@
 use crate::handler::{reply, HttpResponse};
 use crate::Shared;
 use bytes::Bytes;
-use hyper::body::Frame;
-use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
 
@@ -42,20 +39,6 @@ pub(crate) fn publish(shared: &Shared, event: String) {
 fn frame(kind: &str, data: &str) -> Bytes {
     // A JSON text has no raw newline, so one `data:` line carries it.
     Bytes::from(format!("event: {kind}\ndata: {data}\n\n"))
-}
-
-struct Stream(mpsc::Receiver<Bytes>);
-
-impl hyper::body::Body for Stream {
-    type Data = Bytes;
-    type Error = std::convert::Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
-        self.0.poll_recv(cx).map(|o| o.map(|b| Ok(Frame::data(b))))
-    }
 }
 
 /// Releases a viewer slot when the stream ends.
@@ -113,7 +96,7 @@ pub(crate) fn stream(shared: &Arc<Shared>) -> HttpResponse {
             }
         }
     });
-    let mut r = hyper::Response::new(http_body_util::BodyExt::boxed(Stream(out)));
+    let mut r = hyper::Response::new(http_body_util::BodyExt::boxed(crate::watch::Stream(out)));
     let h = r.headers_mut();
     h.insert(
         hyper::header::CONTENT_TYPE,

@@ -37,8 +37,8 @@ use tokio::sync::mpsc;
 /// A watch lasts this long without `timeoutSeconds` (see the module docs).
 pub const DEFAULT_WATCH_SECONDS: u64 = 1800;
 
-/// The streaming body: frames from the watcher's task.
-struct Stream(mpsc::Receiver<Bytes>);
+/// A streaming body: frames from a task (a watcher's, a live viewer's: `live`).
+pub(crate) struct Stream(pub(crate) mpsc::Receiver<Bytes>);
 
 impl hyper::body::Body for Stream {
     type Data = Bytes;
