@@ -25,7 +25,7 @@
 //!   `{"name", "resource_version", "yaml"}` and LANE `{"name", "letter", "reads": [{"object",
 //!   "revision", "stale", "label"}]}`.
 
-use crate::engine::{self, request_target, request_verb, Action, Mark, StepRecord, Verb};
+use crate::engine::{self, request_target, request_verb, Action, StepRecord, Verb};
 use crate::json::object;
 use crate::store::{Method, ObjectRef, Outcome, Request, Response, Store};
 use crate::vecmap::VecMap;
@@ -363,10 +363,7 @@ impl Live {
             finished: None,
             kubectl: None,
         };
-        let mut step = view::step_view_named(&rec.program, self.next as u32, &record);
-        if step.mark == Mark::Local {
-            step.mark = Mark::Ok;
-        }
+        let step = view::step_view_named(&rec.program, self.next as u32, &record);
         self.observe(lane, &rec, target.as_ref());
         let gone = match (&target, &after_obj) {
             (Some(t), None) if (200..300).contains(&rec.response.code) => Some(t.to_string()),
@@ -433,6 +430,7 @@ impl Live {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Mark;
     use crate::rng::Rng;
     use crate::store::{Actor, Env};
     use crate::view::StepView;
