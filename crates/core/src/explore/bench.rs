@@ -10,7 +10,10 @@ use crate::lang::parse;
 /// (a) The seed story: two clients, get / edit / update each, no retry.
 pub const SEED_STORY: &str = include_str!("../../lessons/01-stale-update.rvl");
 
-fn counter(clients: &[&str]) -> String {
+/// The counter scenario for the given client names: each client increments one ConfigMap
+/// counter inside `retry on conflict` (get; count += 1; update), and the scenario expects every
+/// client to succeed, the count to equal the number of clients and no lost update.
+pub fn counter(clients: &[&str]) -> String {
     let mut s = format!(
         "title \"{} clients increment one counter with retry on conflict\"\n\n\
          object configmap/counter at resourceVersion 10:\n    data.count = \"0\"\n",
@@ -37,6 +40,17 @@ pub fn scenarios() -> Vec<(&'static str, String)> {
         ("counter-3", counter(&["alice", "bob", "carol"])),
         ("counter-4", counter(&["alice", "bob", "carol", "dave"])),
     ]
+}
+
+/// The counter scenarios with 3, 4, 5 and 6 clients (`counter-3` … `counter-6`): the ones
+/// compared with the stateright peer (`cargo xtask bench`, docs/explorer.md).
+pub fn counters() -> Vec<(&'static str, String)> {
+    const NAMES: [&str; 6] = ["alice", "bob", "carol", "dave", "erin", "frank"];
+    const IDS: [&str; 4] = ["counter-3", "counter-4", "counter-5", "counter-6"];
+    IDS.iter()
+        .zip(3..)
+        .map(|(id, n)| (*id, counter(&NAMES[..n])))
+        .collect()
 }
 
 /// Parses a benchmark text (errors: the rendered diagnostics).
