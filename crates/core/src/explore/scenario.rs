@@ -62,22 +62,49 @@
 //! two writes do not, since each takes the next revision, so their orders are really different
 //! states); and every order must be counted anyway, which the memo does at no cost.
 //!
+//! # Packed worlds and the transition table
+//! A world is kept *packed* ([`Packed`]): the number of its store and of each client's state
+//! in the model's tables (each distinct value once, numbered by its `Hash` stream, so equal
+//! numbers are equal values), plus the clock, the generator and the lost-update flag. The
+//! memo key of a world is then a few dozen bytes, and a step copies numbers, not objects.
+//!
+//! A step of client `c` reads only the store, `c`'s own state, the clock, the generator, and,
+//! through the default scheduler's tie-break draw that every step takes
+//! ([`World::take_step`]), how many unfinished clients tie for the earliest ready time; it
+//! writes only the store, `c`'s state, the clock, the generator and the lost-update list. So
+//! each distinct combination of what it reads (the *transition key*: store number, `c`, `c`'s
+//! state number, clock, generator, and the sorted ready times `max(wake-up, clock)` of the
+//! other unfinished clients) runs the engine once; every other world with the same key reuses
+//! the result. While it is computed, the other clients are stand-ins that keep only their
+//! outcome and wake-up time, so a step that read anything else of them would see an empty
+//! client, not a stale one. A step that takes no revision keeps its store's number (checked
+//! in debug builds). Item 4 then runs on the packed world, from facts kept per client state
+//! (finished or not, wake-up time, the number of the same state woken).
+//!
+//! This is exact because the key holds everything the step reads; the tests check it twice:
+//! the counts against a walk that merges nothing, and [`ScenarioModel::verifying`], which
+//! recomputes every reused transition on the whole world and panics on any difference
+//! (taking the client's index or the other clients' ready times out of the key makes it
+//! panic). On the 5-client counter (43,737 states) the engine runs a few thousand distinct
+//! steps instead of one per edge (docs/explorer.md has the profile and the figures).
+//!
 //! # Memory
-//! The memo key of a world ([`Model::encode`]) is the number of its store's encoding and of each
-//! client's (interned: many worlds share a store or a client state) followed by the small rest,
-//! so a memoised world costs a few bytes plus its summary: `retry-policies` explores its 91,627
-//! states in about 130 MB natively, against 400 MB with whole encodings and 3.9 GB with worlds.
+//! A memoised world costs its packed form in the memo plus its summary; the stores and client
+//! states are shared by all the worlds that have them (docs/explorer.md measures bytes per
+//! state).
 //!
 //! `states` counts distinct normalised worlds; `schedules` the complete request orders.
 
 use super::Recorder;
 use super::{compress, Bounds, Evaluation, Explorer, Model, Progress, Report};
 use crate::engine::{ClientOutcome, RunError, World};
+use crate::engine::{ClientState, Revisions};
 use crate::json::object;
 use crate::kubectl::{Command, Verb};
 use crate::lang::ast::{Backoff, ExpectKind, Scenario, Stmt, StmtKind};
 use crate::rng::Rng;
 use crate::run::check_expectations;
+use crate::store::Store;
 use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -86,26 +113,129 @@ use std::hash::Hash;
 
 const SECOND: u64 = 1_000_000_000;
 
-/// A world as the explorer keeps it: normalised (see the module docs), with the lost-update
-/// flag outside the world.
+/// A world as the explorer keeps it: normalised (see the module docs), with its store and
+/// client states replaced by their numbers in the model's tables ("Packed worlds and the
+/// transition table" in the module docs) and the lost-update flag outside the world.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Node {
-    /// The normalised world.
-    pub world: World,
+pub struct Packed {
+    /// The number of the store.
+    store: u32,
+    /// The number of each client's state, by client index.
+    clients: Box<[u32]>,
+    clock_nanos: u64,
+    rng: Rng,
     /// Some accepted write lost an update on the way here.
-    pub lost: bool,
+    lost: bool,
 }
 
-/// Interned byte strings: each distinct one gets the next number.
-#[derive(Debug, Clone, Default)]
-struct Interner {
+/// Distinct values, each with a number: equal numbers are equal values, because two values
+/// share a number exactly when their `Hash` streams are equal (see [`Model::encode`]: for the
+/// types here the stream determines the value). Keyed by the stream rather than by `Eq`, which
+/// the page would link for every type in a store (docs/size.md).
+struct Interned<T> {
     ids: BTreeMap<Box<[u8]>, u32>,
+    values: Vec<T>,
 }
 
-impl Interner {
-    fn intern(&mut self, bytes: Vec<u8>) -> u32 {
-        let next = self.ids.len() as u32;
-        *self.ids.entry(bytes.into_boxed_slice()).or_insert(next)
+impl<T: Hash> Interned<T> {
+    fn new() -> Self {
+        Interned {
+            ids: BTreeMap::new(),
+            values: Vec::new(),
+        }
+    }
+
+    /// The value's number, and whether it is new.
+    fn intern(&mut self, value: T) -> (u32, bool) {
+        let next = self.values.len() as u32;
+        let id = *self.ids.entry(recorded(&value).into()).or_insert(next);
+        if id == next {
+            self.values.push(value);
+        }
+        (id, id == next)
+    }
+}
+
+/// What the search and the normalisation of time read of a client state, kept next to it.
+#[derive(Clone, Copy)]
+struct Facts {
+    unfinished: bool,
+    ready_at: u64,
+    /// The number of the same state with `ready_at` 0 (item 4 of the module docs).
+    woken: u32,
+}
+
+/// One step of one client, computed once: what it makes of the parts it reads.
+struct Transition {
+    store: u32,
+    client: u32,
+    clock_nanos: u64,
+    rng: Rng,
+    lost: bool,
+    /// The steps run, as schedule letters.
+    letters: Box<[u8]>,
+}
+
+/// The model's tables: every distinct store and client state, and every transition computed.
+struct Tables {
+    stores: Interned<Store>,
+    clients: Interned<ClientState>,
+    /// By client-state number.
+    facts: Vec<Facts>,
+    transitions: Vec<Transition>,
+    /// The number of each transition by its key ([`ScenarioModel::transition_key`]).
+    transition_ids: BTreeMap<Box<[u8]>, u32>,
+    /// The end-of-setup revisions (the same in every world).
+    setup_revisions: Revisions,
+    /// What stands in for the other clients while a step is computed: only its outcome and
+    /// wake-up time are set (they decide the tie-break draw), everything else is empty.
+    stand_in: ClientState,
+}
+
+impl Tables {
+    fn new() -> Self {
+        Tables {
+            stores: Interned::new(),
+            clients: Interned::new(),
+            facts: Vec::new(),
+            transitions: Vec::new(),
+            transition_ids: BTreeMap::new(),
+            setup_revisions: Revisions::new(),
+            stand_in: ClientState {
+                frames: Vec::new(),
+                backoff_pending: false,
+                vars: Default::default(),
+                observed: Revisions::new(),
+                ready_at: 0,
+                attempts: 0,
+                outcome: None,
+                files: Default::default(),
+                kubectl: None,
+                terminal: None,
+            },
+        }
+    }
+
+    fn client(&mut self, state: ClientState) -> u32 {
+        let ready_at = state.ready_at;
+        let unfinished = state.outcome.is_none();
+        let woken = (ready_at != 0).then(|| ClientState {
+            ready_at: 0,
+            ..state.clone()
+        });
+        let (id, new) = self.clients.intern(state);
+        if new {
+            self.facts.push(Facts {
+                unfinished,
+                ready_at,
+                woken: id,
+            });
+            if let Some(w) = woken {
+                let w = self.client(w);
+                self.facts[id as usize].woken = w;
+            }
+        }
+        id
     }
 }
 
@@ -116,7 +246,6 @@ fn recorded<T: Hash + ?Sized>(x: &T) -> Vec<u8> {
 }
 
 /// A scenario as an explorer [`Model`].
-#[derive(Debug, Clone)]
 pub struct ScenarioModel {
     scenario: Scenario,
     /// Per client: an upper bound on the virtual time all its sleeps can take in one run.
@@ -127,8 +256,10 @@ pub struct ScenarioModel {
     merge_more: bool,
     /// Some expectation reads a client's last kubectl output (`prints`, `exits`).
     reads_terminals: bool,
-    /// The distinct stores and client states seen, so that a memo key is a few numbers.
-    components: RefCell<Interner>,
+    /// The distinct stores, client states and transitions seen.
+    tables: RefCell<Tables>,
+    /// Recompute every reused transition on the whole world and panic on a difference.
+    verify: bool,
 }
 
 /// The most virtual time the sleeps of `stmts` can take in one run.
@@ -218,7 +349,19 @@ impl ScenarioModel {
                 .expectations
                 .iter()
                 .any(|e| matches!(e.kind, ExpectKind::Prints { .. } | ExpectKind::Exits { .. })),
-            components: RefCell::new(Interner::default()),
+            tables: RefCell::new(Tables::new()),
+            verify: false,
+        }
+    }
+
+    /// The model of [`ScenarioModel::new`] that checks its transition table: every time a
+    /// transition is reused, it is computed again on the whole world (no stand-ins) and must
+    /// give the same store, client state, clock, generator, lost flag and letters, and leave
+    /// the other clients as they were. It panics otherwise. For tests: it runs every step.
+    pub fn verifying(scenario: &Scenario) -> Self {
+        ScenarioModel {
+            verify: true,
+            ..ScenarioModel::new(scenario)
         }
     }
 
@@ -237,15 +380,123 @@ impl ScenarioModel {
     }
 
     /// The root world and the prefix (each client's leading steps that send nothing).
-    pub fn root(&self, seed: u64) -> Result<(Node, Vec<u8>), RunError> {
+    pub fn root(&self, seed: u64) -> Result<(Packed, Vec<u8>), RunError> {
         let mut world = World::new(&self.scenario, seed)?;
         let mut letters = Vec::new();
         for c in 0..self.scenario.clients.len() as u32 {
             self.run_local(&mut world, c, &mut letters);
         }
-        let mut node = Node { world, lost: false };
-        self.normalise(&mut node);
-        Ok((node, letters))
+        let lost = self.normalise_parts(&mut world);
+        let mut t = self.tables.borrow_mut();
+        t.setup_revisions = world.setup_revisions.clone();
+        let mut packed = Packed {
+            store: t.stores.intern(world.store).0,
+            clients: world.clients.into_iter().map(|c| t.client(c)).collect(),
+            clock_nanos: world.clock_nanos,
+            rng: world.rng,
+            lost,
+        };
+        self.normalise_time(&t, &mut packed);
+        Ok((packed, letters))
+    }
+
+    /// The whole world a packed one stands for (history dropped: no events, no lost-update
+    /// list, no write verbs; see [`Packed`] for the flag).
+    pub fn world(&self, packed: &Packed) -> World {
+        self.unpack(&self.tables.borrow(), packed, None)
+    }
+
+    /// The world of `packed`; with `only`, every other client is a stand-in.
+    fn unpack(&self, t: &Tables, packed: &Packed, only: Option<u32>) -> World {
+        let clients = packed
+            .clients
+            .iter()
+            .enumerate()
+            .map(|(i, &id)| match only {
+                Some(c) if c as usize != i => {
+                    let f = t.facts[id as usize];
+                    ClientState {
+                        ready_at: f.ready_at,
+                        outcome: (!f.unfinished).then_some(ClientOutcome::Succeeded),
+                        ..t.stand_in.clone()
+                    }
+                }
+                _ => t.clients.values[id as usize].clone(),
+            })
+            .collect();
+        World {
+            store: t.stores.values[packed.store as usize].clone(),
+            clients,
+            clock_nanos: packed.clock_nanos,
+            rng: packed.rng.clone(),
+            lost_updates: Vec::new(),
+            setup_revisions: t.setup_revisions.clone(),
+            write_verbs: Default::default(),
+        }
+    }
+
+    /// What a step of `client` from `packed` reads, as bytes: the store's number, the
+    /// client's index and state number, the clock, the generator, and the other unfinished
+    /// clients' ready times (`max(wake-up, clock)`; the clock only grows during a step),
+    /// sorted: the default scheduler's tie-break draw, which every step takes, depends only on
+    /// how many clients tie for the earliest ready time (`World::pick_default`).
+    fn transition_key(&self, t: &Tables, packed: &Packed, client: u32) -> Vec<u8> {
+        let mut others: Vec<u64> = packed
+            .clients
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != client as usize)
+            .map(|(_, &id)| t.facts[id as usize])
+            .filter(|f| f.unfinished)
+            .map(|f| f.ready_at.max(packed.clock_nanos))
+            .collect();
+        crate::sort::sort(&mut others);
+        let mut key = Recorder(Vec::with_capacity(32 + 8 * others.len()));
+        packed.store.hash(&mut key);
+        client.hash(&mut key);
+        packed.clients[client as usize].hash(&mut key);
+        packed.clock_nanos.hash(&mut key);
+        packed.rng.hash(&mut key);
+        others.hash(&mut key);
+        key.0
+    }
+
+    /// Runs a step of `client` from `packed` (with the other clients as stand-ins unless
+    /// `whole`) and packs what it changes.
+    fn compute(&self, t: &mut Tables, packed: &Packed, client: u32, whole: bool) -> Transition {
+        let mut world = self.unpack(t, packed, (!whole).then_some(client));
+        let mut letters = Vec::new();
+        if world.take_step(&self.scenario, Some(client)).is_ok() {
+            letters.push(b'a' + client as u8);
+            self.run_local(&mut world, client, &mut letters);
+        }
+        let lost = self.normalise_parts(&mut world);
+        if whole {
+            for (i, c) in world.clients.iter().enumerate() {
+                let before = &t.clients.values[packed.clients[i] as usize];
+                assert!(
+                    i == client as usize || recorded(c) == recorded(before),
+                    "a step of client {client} changed client {i}"
+                );
+            }
+        }
+        let state = world.clients.swap_remove(client as usize);
+        let old = &t.stores.values[packed.store as usize];
+        // A step that writes nothing takes no revision and leaves the store as it was.
+        let store = if world.store.revision() == old.revision() {
+            debug_assert!(recorded(&world.store) == recorded(old));
+            packed.store
+        } else {
+            t.stores.intern(world.store).0
+        };
+        Transition {
+            store,
+            client: t.client(state),
+            clock_nanos: world.clock_nanos,
+            rng: world.rng,
+            lost,
+            letters: letters.into(),
+        }
     }
 
     /// Runs `client`'s steps that send nothing, up to its next request or its end.
@@ -263,14 +514,15 @@ impl ScenarioModel {
         }
     }
 
-    fn normalise(&self, node: &mut Node) {
-        let w = &mut node.world;
-        node.lost |= !w.lost_updates.is_empty();
+    /// Items 1–3 of the module docs on a whole world; returns whether an update was lost
+    /// (item 2: the list becomes a flag).
+    fn normalise_parts(&self, w: &mut World) -> bool {
+        let lost = !w.lost_updates.is_empty();
         w.lost_updates.clear();
         w.write_verbs.clear();
         w.store.clear_events();
         if !self.merge_more {
-            return;
+            return lost;
         }
         for c in &mut w.clients {
             c.attempts = 0;
@@ -287,19 +539,28 @@ impl ScenarioModel {
                 c.kubectl = None;
             }
         }
+        lost
+    }
+
+    /// Item 4 of the module docs, on a packed world.
+    fn normalise_time(&self, t: &Tables, w: &mut Packed) {
+        if !self.merge_more {
+            return;
+        }
         let mut latest = w.clock_nanos;
         let mut sleeps = 0u64;
-        for (c, bound) in w.clients.iter().zip(&self.sleep_bound) {
-            if c.outcome.is_none() {
-                latest = latest.max(c.ready_at);
+        for (id, bound) in w.clients.iter().zip(&self.sleep_bound) {
+            let f = t.facts[*id as usize];
+            if f.unfinished {
+                latest = latest.max(f.ready_at);
                 sleeps = sleeps.saturating_add(*bound);
             }
         }
         let last = latest.saturating_add(sleeps);
         if last < u64::MAX && last / SECOND == w.clock_nanos / SECOND {
             w.clock_nanos = w.clock_nanos / SECOND * SECOND;
-            for c in &mut w.clients {
-                c.ready_at = 0;
+            for id in w.clients.iter_mut() {
+                *id = t.facts[*id as usize].woken;
             }
             if !self.draws_random {
                 w.rng = Rng::new(0);
@@ -444,72 +705,92 @@ fn describe_object(
 }
 
 impl Model for ScenarioModel {
-    type World = Node;
+    type World = Packed;
 
-    fn choices(&self, node: &Node) -> Vec<u32> {
-        node.world.unfinished()
+    fn choices(&self, w: &Packed) -> Vec<u32> {
+        let t = self.tables.borrow();
+        (0..w.clients.len() as u32)
+            .filter(|&c| t.facts[w.clients[c as usize] as usize].unfinished)
+            .collect()
     }
 
-    fn advance(&self, node: &Node, client: u32) -> (Node, Vec<u8>) {
-        let mut next = node.clone();
-        let mut letters = Vec::new();
-        if next.world.take_step(&self.scenario, Some(client)).is_ok() {
-            letters.push(b'a' + client as u8);
-            self.run_local(&mut next.world, client, &mut letters);
-        }
-        self.normalise(&mut next);
+    /// Looks the transition up in the table by what it reads, or computes it once.
+    fn advance(&self, w: &Packed, client: u32) -> (Packed, Vec<u8>) {
+        let mut t = self.tables.borrow_mut();
+        let key = self.transition_key(&t, w, client);
+        let id = match t.transition_ids.get(key.as_slice()) {
+            Some(&id) => {
+                if self.verify {
+                    self.check(&mut t, w, client, id);
+                }
+                id
+            }
+            None => {
+                let tr = self.compute(&mut t, w, client, false);
+                let id = t.transitions.len() as u32;
+                t.transitions.push(tr);
+                t.transition_ids.insert(key.into(), id);
+                id
+            }
+        };
+        let tr = &t.transitions[id as usize];
+        let mut next = w.clone();
+        next.store = tr.store;
+        next.clients[client as usize] = tr.client;
+        next.clock_nanos = tr.clock_nanos;
+        next.rng = tr.rng.clone();
+        next.lost |= tr.lost;
+        let letters = tr.letters.to_vec();
+        self.normalise_time(&t, &mut next);
         (next, letters)
     }
 
-    /// The memo key: the number of the store's encoding and of each client's, then the rest
-    /// of the world. Numbers are given to distinct encodings, so equal keys are equal worlds,
-    /// and a key takes a few bytes where a world's encoding takes kilobytes (stores and client
-    /// states are shared by many worlds).
-    fn encode(&self, node: &Node) -> Vec<u8> {
-        // Destructured so that a field added to `World` cannot be silently left out.
-        let World {
-            store,
-            clients,
-            clock_nanos,
-            rng,
-            lost_updates,
-            setup_revisions,
-            write_verbs,
-        } = &node.world;
-        let mut table = self.components.borrow_mut();
-        let mut key = Vec::with_capacity(4 * (clients.len() + 1) + 64);
-        key.extend_from_slice(&table.intern(recorded(store)).to_le_bytes());
-        for c in clients {
-            key.extend_from_slice(&table.intern(recorded(c)).to_le_bytes());
-        }
-        let mut rest = Recorder(key);
-        clock_nanos.hash(&mut rest);
-        rng.hash(&mut rest);
-        lost_updates.hash(&mut rest);
-        setup_revisions.hash(&mut rest);
-        write_verbs.hash(&mut rest);
-        node.lost.hash(&mut rest);
-        rest.0
-    }
-
-    fn evaluate(&self, node: &Node) -> Evaluation {
-        let results = check_expectations(&self.scenario, &node.world);
+    fn evaluate(&self, w: &Packed) -> Evaluation {
+        let world = self.world(w);
+        let results = check_expectations(&self.scenario, &world);
         let violated = self
             .scenario
             .expectations
             .iter()
             .zip(&results)
             .map(|(e, r)| match e.kind {
-                ExpectKind::NoLostUpdates => node.lost,
+                ExpectKind::NoLostUpdates => w.lost,
                 _ => !r.holds,
             })
             .collect();
-        let (outcome_key, outcome_summary) = self.outcome(&node.world, node.lost);
+        let (outcome_key, outcome_summary) = self.outcome(&world, w.lost);
         Evaluation {
             violated,
             outcome_key,
             outcome_summary,
         }
+    }
+}
+
+impl ScenarioModel {
+    /// [`ScenarioModel::verifying`]: the reused transition `id` equals the step on the whole
+    /// world.
+    fn check(&self, t: &mut Tables, w: &Packed, client: u32, id: u32) {
+        let fresh = self.compute(t, w, client, true);
+        let kept = &t.transitions[id as usize];
+        assert!(
+            (
+                fresh.store,
+                fresh.client,
+                fresh.clock_nanos,
+                &fresh.rng,
+                fresh.lost,
+                &fresh.letters
+            ) == (
+                kept.store,
+                kept.client,
+                kept.clock_nanos,
+                &kept.rng,
+                kept.lost,
+                &kept.letters
+            ),
+            "a reused transition of client {client} differs from its step"
+        );
     }
 }
 

@@ -426,6 +426,29 @@ fn merging_finished_clients_and_time_changes_no_count() {
     }
 }
 
+/// Every reused transition, recomputed on the whole world (no stand-ins for the other
+/// clients), gives the same result and leaves the other clients alone
+/// ([`ScenarioModel::verifying`] panics otherwise), and the report is the same.
+#[test]
+fn reused_transitions_equal_the_step_on_every_lesson() {
+    for (s, r) in lesson_reports() {
+        if r.states > 20_000 {
+            continue;
+        }
+        let v = ScenarioExplorer::with_model(ScenarioModel::verifying(s), 0, Bounds::default())
+            .expect("setup")
+            .finish();
+        assert_eq!(&v, r);
+    }
+    for (_, text) in &bench::counters()[..2] {
+        let s = scenario(text);
+        let v = ScenarioExplorer::with_model(ScenarioModel::verifying(&s), 0, Bounds::default())
+            .expect("setup")
+            .finish();
+        assert_eq!(v, full(&s));
+    }
+}
+
 #[test]
 fn time_merging_pays_and_changes_no_count() {
     // retry-policies with the controller cut to its first three patches: sleeps, backoff with
@@ -452,6 +475,10 @@ fn time_merging_pays_and_changes_no_count() {
     assert_eq!(merged.schedules, h.schedules);
     assert_eq!(violations(&merged), violations(&h));
     replays(&s, &merged, 0);
+    let v = ScenarioExplorer::with_model(ScenarioModel::verifying(&s), 0, Bounds::default())
+        .expect("setup")
+        .finish();
+    assert_eq!(v, merged);
     // The whole lesson completes with time merged (it does not within 200,000 states without).
     let (_, whole) = lesson_report("retry-policies");
     assert!(whole.complete);
