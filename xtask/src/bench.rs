@@ -1,10 +1,11 @@
 //! `cargo xtask bench`: the page's download (raw, gzip -9 and as shipped: the precompressed
 //! `.gz` files of `dist/`) against the budget (counting the shipped figure), the
-//! explorer's throughput, the API server's (`rvlab-clients`' bench binary: requests/s, conflict
+//! explorer's throughput, the explorer against its peer, the stateright model checker
+//! (`bench/explore-peer`, issue #16), the API server's (`rvlab-clients`' bench binary: requests/s, conflict
 //! rate and latency through real HTTP on loopback), then the browser figures (cold load, step
 //! timings) from `rvlab-e2e`'s bench binary.
 
-use crate::util::{cmd, run};
+use crate::util::{cmd, run, run_capture};
 use anyhow::{bail, Context, Result};
 use flate2::{write::GzEncoder, Compression};
 use std::io::{Read, Write};
@@ -24,6 +25,7 @@ pub fn bench(args: &[String]) -> Result<()> {
     // The budget counts what is shipped (docs/size.md): the .gz files where dist/ has them.
     let shipped = shipped_total(&sizes);
     explorer_throughput()?;
+    explorer_vs_stateright()?;
     server_throughput(runs)?;
     run(cmd(
         "cargo",
@@ -256,6 +258,196 @@ fn explorer_throughput() -> Result<()> {
     Ok(())
 }
 
+/// The scenarios of the stateright comparison (`rvlab_core::explore::bench::counters()`).
+const PEER_SCENARIOS: [&str; 4] = ["counter-3", "counter-4", "counter-5", "counter-6"];
+/// Runs per side for the medians of the stateright comparison.
+const PEER_RUNS: u32 = 5;
+
+/// Our explorer against stateright (issue #16) on the counters of 3 to 6 clients: the native
+/// `explore_bench` example (release profile, default bounds, with its peak resident memory)
+/// and `rvlab-explore-peer` (stateright, breadth first, one thread, on a minimal model of the
+/// same protocol: bench/explore-peer), medians of [`PEER_RUNS`] runs each, and the ratio.
+fn explorer_vs_stateright() -> Result<()> {
+    let only = PEER_SCENARIOS.join(",");
+    let runs = PEER_RUNS.to_string();
+    let ours = run_capture(cmd(
+        "cargo",
+        &[
+            "run",
+            "--quiet",
+            "--release",
+            "-p",
+            "rvlab-web",
+            "--example",
+            "explore_bench",
+            "--",
+            "--only",
+            &only,
+            "--runs",
+            &runs,
+            "--memory",
+        ],
+    ))?;
+    let peer = run_capture(cmd(
+        "cargo",
+        &[
+            "run",
+            "--quiet",
+            "--release",
+            "-p",
+            "rvlab-explore-peer",
+            "--",
+            "--runs",
+            &runs,
+        ],
+    ))?;
+    let ours = ours.lines().map(parse_ours).collect::<Result<Vec<_>>>()?;
+    let peer = peer.lines().map(parse_peer).collect::<Result<Vec<_>>>()?;
+    print!("{}", peer_table(&ours, &peer)?);
+    Ok(())
+}
+
+/// One line of `explore_bench`: `NAME SCHEDULES STATES MEDIAN_MS [incomplete=BOUND]
+/// [peak_kib=K base_kib=B]`.
+#[derive(Debug, PartialEq)]
+pub struct Ours {
+    pub name: String,
+    pub schedules: u128,
+    pub states: u64,
+    pub ms: f64,
+    /// The bound that stopped an incomplete exploration.
+    pub incomplete: Option<String>,
+    /// Peak resident set of one exploration, and the resident set just before it (KiB).
+    pub memory: Option<(u64, u64)>,
+}
+
+pub fn parse_ours(line: &str) -> Result<Ours> {
+    let bad = || anyhow::anyhow!("unexpected explore_bench line: {line:?}");
+    let f: Vec<&str> = line.split_whitespace().collect();
+    let [name, schedules, states, ms, rest @ ..] = f.as_slice() else {
+        bail!(bad());
+    };
+    let mut ours = Ours {
+        name: name.to_string(),
+        schedules: schedules.parse().map_err(|_| bad())?,
+        states: states.parse().map_err(|_| bad())?,
+        ms: ms.parse().map_err(|_| bad())?,
+        incomplete: None,
+        memory: None,
+    };
+    let (mut peak, mut base) = (None, None);
+    for field in rest {
+        match field.split_once('=') {
+            Some(("incomplete", bound)) => ours.incomplete = Some(bound.to_string()),
+            Some(("peak_kib", k)) => peak = Some(k.parse::<u64>().map_err(|_| bad())?),
+            Some(("base_kib", k)) => base = Some(k.parse::<u64>().map_err(|_| bad())?),
+            Some(("memory-error", e)) => bail!("explore_bench could not measure memory: {e}"),
+            _ => bail!(bad()),
+        }
+    }
+    ours.memory = match (peak, base) {
+        (Some(p), Some(b)) => Some((p, b)),
+        (None, None) => None,
+        _ => bail!(bad()),
+    };
+    Ok(ours)
+}
+
+/// One line of `rvlab-explore-peer`: `NAME states STATES schedules SCHEDULES ms MEDIAN_MS`.
+#[derive(Debug, PartialEq)]
+pub struct Peer {
+    pub name: String,
+    pub states: u64,
+    pub schedules: u128,
+    pub ms: f64,
+}
+
+pub fn parse_peer(line: &str) -> Result<Peer> {
+    let bad = || anyhow::anyhow!("unexpected rvlab-explore-peer line: {line:?}");
+    match line.split_whitespace().collect::<Vec<_>>().as_slice() {
+        [name, "states", states, "schedules", schedules, "ms", ms] => Ok(Peer {
+            name: name.to_string(),
+            states: states.parse().map_err(|_| bad())?,
+            schedules: schedules.parse().map_err(|_| bad())?,
+            ms: ms.parse().map_err(|_| bad())?,
+        }),
+        _ => Err(bad()),
+    }
+}
+
+/// The side-by-side table, one row per scenario of `ours` (each must have its peer's line),
+/// with a note under it for every row whose exploration stopped at a bound (its ratio is of a
+/// partial exploration) or whose schedules differ from the peer's count.
+pub fn peer_table(ours: &[Ours], peer: &[Peer]) -> Result<String> {
+    let mut s = format!(
+        "\nexplorer vs stateright (median of {PEER_RUNS} runs each, release profile; ours: \
+         complete worlds with apiserver objects, default bounds; stateright 0.30: minimal \
+         model, BFS, 1 thread):\n"
+    );
+    s.push_str(&format!(
+        "  {:<10} {:>16} {:>8} {:>10} {:>9} {:>8} {:>9} {:>9} {:>8}\n",
+        "scenario",
+        "schedules",
+        "states",
+        "ms",
+        "peak MiB",
+        "B/state",
+        "sr states",
+        "sr ms",
+        "ours/sr"
+    ));
+    let mut notes = Vec::new();
+    for o in ours {
+        let Some(p) = peer.iter().find(|p| p.name == o.name) else {
+            bail!("rvlab-explore-peer printed no line for {}", o.name);
+        };
+        let (peak, per_state) = match o.memory {
+            Some((peak, base)) => (
+                format!("{:.1}", peak as f64 / 1024.0),
+                format!(
+                    "{:.0}",
+                    peak.saturating_sub(base) as f64 * 1024.0 / o.states.max(1) as f64
+                ),
+            ),
+            None => ("-".into(), "-".into()),
+        };
+        let mark = if o.incomplete.is_some() { "*" } else { "" };
+        s.push_str(&format!(
+            "  {:<10} {:>16} {:>8} {:>10.1} {peak:>9} {per_state:>8} {:>9} {:>9.1} {:>7.1}x{mark}\n",
+            o.name,
+            o.schedules,
+            o.states,
+            o.ms,
+            p.states,
+            p.ms,
+            o.ms / p.ms
+        ));
+        match &o.incomplete {
+            Some(bound) => notes.push(format!(
+                "  * {}: INCOMPLETE, stopped by {bound} after {} states and {} of the {} \
+                 schedules; its ratio compares a partial exploration with stateright's \
+                 complete one",
+                o.name, o.states, o.schedules, p.schedules
+            )),
+            None if o.schedules != p.schedules => notes.push(format!(
+                "  ! {}: {} schedules here but {} in the peer's model: not the same protocol",
+                o.name, o.schedules, p.schedules
+            )),
+            None => {}
+        }
+    }
+    s.push_str(
+        "  (peak MiB: the peak resident set of one exploration in a process of its own; \
+         B/state: that peak less the resident set before exploring, per state; sr: stateright's \
+         unique states and time)\n",
+    );
+    for n in notes {
+        s.push_str(&n);
+        s.push('\n');
+    }
+    Ok(s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,5 +511,81 @@ mod tests {
         assert_eq!(parse_runs(&["--runs".into(), "3".into()]).unwrap(), 3);
         assert!(parse_runs(&["--runs".into(), "0".into()]).is_err());
         assert!(parse_runs(&["--fast".into()]).is_err());
+    }
+
+    #[test]
+    fn explore_bench_lines_parse() {
+        assert_eq!(
+            parse_ours("counter-3 1710 432 4.250").unwrap(),
+            Ours {
+                name: "counter-3".into(),
+                schedules: 1710,
+                states: 432,
+                ms: 4.25,
+                incomplete: None,
+                memory: None
+            }
+        );
+        let o = parse_ours(
+            "counter-6 123 200000 9000.5 incomplete=max_states peak_kib=524288 base_kib=2048",
+        )
+        .unwrap();
+        assert_eq!(o.incomplete.as_deref(), Some("max_states"));
+        assert_eq!((o.states, o.memory), (200_000, Some((524_288, 2048))));
+        assert!(parse_ours("counter-3 1710 432").is_err());
+        assert!(parse_ours("counter-3 error no such thing").is_err());
+        assert!(
+            parse_ours("counter-3 1 2 3 peak_kib=5").is_err(),
+            "peak without base"
+        );
+        assert!(parse_ours("counter-3 1 2 3 memory-error=child_failed").is_err());
+        assert!(parse_ours("counter-3 1 2 3 colour=blue").is_err());
+    }
+
+    #[test]
+    fn peer_lines_parse() {
+        assert_eq!(
+            parse_peer("counter-5 states 12345 schedules 88019039640 ms 40.9").unwrap(),
+            Peer {
+                name: "counter-5".into(),
+                states: 12345,
+                schedules: 88_019_039_640,
+                ms: 40.9
+            }
+        );
+        assert!(parse_peer("counter-5 states 12345 ms 40.9").is_err());
+        assert!(parse_peer("counter-5 states many schedules 1 ms 40.9").is_err());
+    }
+
+    #[test]
+    fn peer_table_has_the_ratio_and_flags_an_incomplete_row() {
+        let ours = [
+            parse_ours("counter-5 88019039640 20000 2000.0 peak_kib=11264 base_kib=1024").unwrap(),
+            parse_ours("counter-6 777 200000 9000.0 incomplete=max_states").unwrap(),
+        ];
+        let peer = [
+            parse_peer("counter-5 states 9000 schedules 88019039640 ms 100.0").unwrap(),
+            parse_peer("counter-6 states 90000 schedules 99999999 ms 1000.0").unwrap(),
+        ];
+        let t = peer_table(&ours, &peer).unwrap();
+        let row5 = t.lines().find(|l| l.contains("counter-5 ")).unwrap();
+        // 11 MiB peak; (11264 - 1024) KiB over 20000 states = 524 B/state; 2000/100 = 20x.
+        assert!(row5.contains(" 11.0 ") && row5.contains(" 524 "), "{row5}");
+        assert!(row5.trim_end().ends_with("20.0x"), "{row5}");
+        let row6 = t.lines().find(|l| l.contains("counter-6 ")).unwrap();
+        assert!(row6.trim_end().ends_with("9.0x*"), "{row6}");
+        assert!(
+            t.contains("* counter-6: INCOMPLETE, stopped by max_states after 200000 states"),
+            "{t}"
+        );
+        assert!(!t.contains("not the same protocol"), "{t}");
+        // A complete row whose schedules differ from the peer's is flagged.
+        let other = [parse_ours("counter-5 5 20000 2000.0").unwrap()];
+        let t = peer_table(&other, &peer).unwrap();
+        assert!(
+            t.contains("! counter-5: 5 schedules here but 88019039640"),
+            "{t}"
+        );
+        assert!(peer_table(&other, &peer[1..]).is_err(), "no peer line");
     }
 }
