@@ -7,6 +7,7 @@
 //
 // in:  { type: "init", glue, module } once, then { text, seed, maxStates, budget } per job
 // out: { type: "progress", states, schedules }*, then { type: "done", report, ms }
+//      (schedules is a string of decimal digits: exact at any size)
 //      or { type: "error", message }
 let ready = Promise.reject(new Error("the page did not send the worker its module"));
 ready.catch(() => {});

@@ -111,7 +111,7 @@ pub fn main(argv: &[String]) -> u8 {
             report.schedules,
             report.states,
             secs,
-            report.schedules as f64 / secs.max(1e-9),
+            report.schedules.to_f64() / secs.max(1e-9),
             report.states as f64 / secs.max(1e-9)
         );
     }
@@ -180,11 +180,11 @@ pub fn bench_main(argv: &[String]) -> u8 {
         let secs = median(times);
         rows.push(serde_json::json!({
             "name": name,
-            "schedules": r.schedules,
+            "schedules": r.schedules.to_json(),
             "states": r.states,
             "complete": r.complete,
             "median_seconds": secs,
-            "schedules_per_second": r.schedules as f64 / secs,
+            "schedules_per_second": r.schedules.to_f64() / secs,
             "states_per_second": r.states as f64 / secs,
         }));
         if !args.flag("--json") {
@@ -193,7 +193,7 @@ pub fn bench_main(argv: &[String]) -> u8 {
                 r.schedules,
                 r.states,
                 secs,
-                r.schedules as f64 / secs,
+                r.schedules.to_f64() / secs,
                 r.states as f64 / secs
             );
         }

@@ -24,6 +24,7 @@
 //! Invariants: no I/O, no wall clock, no threads, no `HashMap` iteration in anything observable;
 //! compiles for native and `wasm32-unknown-unknown` with the same results.
 
+pub mod count;
 pub mod decimal;
 pub mod engine;
 pub mod exercises;

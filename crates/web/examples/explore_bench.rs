@@ -118,7 +118,7 @@ fn main() {
             }
         };
         let mut times = Vec::new();
-        let mut counts = (0, 0);
+        let mut counts = (rvlab_core::count::Count::zero(), 0);
         let mut stopped_by = None;
         for _ in 0..options.runs {
             let start = now_ms();

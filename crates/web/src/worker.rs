@@ -23,7 +23,8 @@ impl WorkerExplorer {
     }
 
     /// Does at most `budget` transitions of work; returns the progress as JSON
-    /// (`{"states":…,"schedules":…,"done":…}`).
+    /// (`{"states":…,"schedules":"…","done":…}`; the schedules as a decimal string, which
+    /// JavaScript carries exactly at any size, where a number above 2⁵³ would be rounded).
     pub fn run(&mut self, budget: u32) -> String {
         progress_json(self.inner.run(u64::from(budget)))
     }
@@ -57,7 +58,7 @@ impl WorkerExplorer {
 fn progress_json(p: rvlab_core::explore::Progress) -> String {
     rvlab_core::json::object(vec![
         ("states", p.states.into()),
-        ("schedules", p.schedules.into()),
+        ("schedules", p.schedules.to_string().into()),
         ("done", p.done.into()),
     ])
     .to_string()
@@ -71,12 +72,12 @@ mod tests {
     fn progress_is_the_json_the_worker_script_reads() {
         let p = rvlab_core::explore::Progress {
             states: 12,
-            schedules: 3,
+            schedules: rvlab_core::count::Count::parse("88019039640123456789").unwrap(),
             done: false,
         };
         assert_eq!(
             progress_json(p),
-            r#"{"states":12,"schedules":3,"done":false}"#
+            r#"{"states":12,"schedules":"88019039640123456789","done":false}"#
         );
     }
 }

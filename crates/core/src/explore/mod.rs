@@ -29,6 +29,7 @@ pub mod scenario;
 
 pub use scenario::{explore, ExploreReport, ScenarioExplorer, ScenarioModel};
 
+use crate::count::Count;
 use crate::vecmap::VecMap;
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -106,7 +107,8 @@ pub struct Evaluation {
 /// Limits on the search; when one is reached the report says `complete: false`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bounds {
-    /// Stop after this many complete schedules are accounted for (default: no limit).
+    /// Stop after this many complete schedules are accounted for (`u64::MAX`, the default:
+    /// no limit, even when the count grows past it).
     pub max_schedules: u64,
     /// Stop after this many distinct worlds.
     pub max_states: u64,
@@ -128,21 +130,21 @@ impl Default for Bounds {
 /// Everything known about the schedules below one world.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
-    pub schedules: u64,
+    pub schedules: Count,
     /// Per expectation: how many schedules violate it.
-    pub violations: Vec<u64>,
+    pub violations: Vec<Count>,
     /// Per expectation: the shortest violating continuation, as schedule letters.
     pub counterexamples: Vec<Option<Vec<u8>>>,
     /// Outcome classes by number (see [`Report::classes`]), sorted by number: (count, shortest
     /// example continuation).
-    pub outcomes: VecMap<u32, (u64, Vec<u8>)>,
+    pub outcomes: VecMap<u32, (Count, Vec<u8>)>,
 }
 
 impl Summary {
     fn empty(n_expectations: usize) -> Self {
         Summary {
-            schedules: 0,
-            violations: vec![0; n_expectations],
+            schedules: Count::zero(),
+            violations: vec![Count::zero(); n_expectations],
             counterexamples: vec![None; n_expectations],
             outcomes: VecMap::new(),
         }
@@ -151,22 +153,22 @@ impl Summary {
     fn terminal(eval: &Evaluation, class: u32) -> Self {
         let n = eval.violated.len();
         let mut s = Summary::empty(n);
-        s.schedules = 1;
+        s.schedules = Count::from(1);
         for (i, v) in eval.violated.iter().enumerate() {
             if *v {
-                s.violations[i] = 1;
+                s.violations[i] = Count::from(1);
                 s.counterexamples[i] = Some(Vec::new());
             }
         }
-        s.outcomes.insert(class, (1, Vec::new()));
+        s.outcomes.insert(class, (Count::from(1), Vec::new()));
         s
     }
 
     /// Adds a child's summary reached through the steps `edge`.
     fn absorb(&mut self, edge: &[u8], child: &Summary) {
-        self.schedules = self.schedules.saturating_add(child.schedules);
+        self.schedules.add(&child.schedules);
         for (i, v) in child.violations.iter().enumerate() {
-            self.violations[i] = self.violations[i].saturating_add(*v);
+            self.violations[i].add(v);
             if let Some(tail) = &child.counterexamples[i] {
                 let len = edge.len() + tail.len();
                 let shorter = match &self.counterexamples[i] {
@@ -181,14 +183,14 @@ impl Summary {
         for (key, (count, example)) in child.outcomes.iter() {
             match self.outcomes.get_mut(key) {
                 Some(entry) => {
-                    entry.0 = entry.0.saturating_add(*count);
+                    entry.0.add(count);
                     if edge.len() + example.len() < entry.1.len() {
                         entry.1 = [edge, example.as_slice()].concat();
                     }
                 }
                 None => {
                     let example = [edge, example.as_slice()].concat();
-                    self.outcomes.insert(*key, (*count, example));
+                    self.outcomes.insert(*key, (count.clone(), example));
                 }
             }
         }
@@ -196,12 +198,12 @@ impl Summary {
 }
 
 /// How far a search has come.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Progress {
     /// Distinct worlds visited so far.
     pub states: u64,
     /// Complete schedules accounted for so far.
-    pub schedules: u64,
+    pub schedules: Count,
     /// The search has ended (complete, or stopped by a bound).
     pub done: bool,
 }
@@ -210,7 +212,7 @@ pub struct Progress {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Report {
     /// Complete request orders covered (with multiplicity).
-    pub schedules: u64,
+    pub schedules: Count,
     /// Distinct worlds visited.
     pub states: u64,
     /// True only when the whole space was covered.
@@ -249,7 +251,7 @@ pub struct Explorer<M: Model> {
     class_ids: VecMap<String, u32>,
     stack: Vec<Frame<M::World>>,
     states: u64,
-    covered: u64,
+    covered: Count,
     stopped_by: Option<&'static str>,
     /// A branch deeper than `max_depth` was cut.
     pruned: bool,
@@ -334,7 +336,7 @@ impl<M: Model> Explorer<M> {
             class_ids: VecMap::new(),
             stack: vec![frame],
             states: 1,
-            covered: 0,
+            covered: Count::zero(),
             stopped_by: None,
             pruned: false,
             root: None,
@@ -357,7 +359,8 @@ impl<M: Model> Explorer<M> {
         let mut work = 0u64;
         while self.root.is_none() && work < budget {
             if self.stopped_by.is_none() {
-                if self.covered >= self.bounds.max_schedules {
+                let limited = self.bounds.max_schedules < u64::MAX;
+                if limited && self.covered >= self.bounds.max_schedules {
                     self.stopped_by = Some("max_schedules");
                 } else if self.states >= self.bounds.max_states {
                     self.stopped_by = Some("max_states");
@@ -371,7 +374,7 @@ impl<M: Model> Explorer<M> {
             if finished || top.next >= top.choices.len() || self.stopped_by.is_some() {
                 let frame = self.stack.pop().expect("stack is non-empty here");
                 let summary = if finished {
-                    self.covered += 1;
+                    self.covered.add_u64(1);
                     let eval = self.model.evaluate(&frame.world);
                     let class = self.class_of(&eval);
                     Summary::terminal(&eval, class)
@@ -408,7 +411,7 @@ impl<M: Model> Explorer<M> {
             let code = self.model.encode(&child);
             let key = fingerprint(&code);
             if let Some(found) = lookup(&self.memo, &code, key) {
-                self.covered = self.covered.saturating_add(found.schedules);
+                self.covered.add(&found.schedules);
                 if let Some(parent) = self.stack.last_mut() {
                     parent.acc.absorb(&edge, found);
                 }
@@ -446,7 +449,7 @@ impl<M: Model> Explorer<M> {
     pub fn progress(&self) -> Progress {
         Progress {
             states: self.states,
-            schedules: self.covered,
+            schedules: self.covered.clone(),
             done: self.root.is_some(),
         }
     }
@@ -472,7 +475,7 @@ impl<M: Model> Explorer<M> {
     fn report(&self) -> Report {
         let summary = self.root.clone().unwrap_or_default();
         Report {
-            schedules: summary.schedules,
+            schedules: summary.schedules.clone(),
             states: self.states,
             complete: self.stopped_by.is_none() && !self.pruned,
             stopped_by: self

@@ -97,6 +97,7 @@
 
 use super::Recorder;
 use super::{compress, Bounds, Evaluation, Explorer, Model, Progress, Report};
+use crate::count::Count;
 use crate::engine::{ClientOutcome, RunError, World};
 use crate::engine::{ClientState, Revisions};
 use crate::json::object;
@@ -801,7 +802,7 @@ pub struct ExpectationReport {
     pub text: String,
     pub line: u32,
     /// How many schedules violate it.
-    pub violations: u64,
+    pub violations: Count,
     /// The shortest violating schedule, as a full token (`None` when none violates it).
     pub counterexample: Option<String>,
 }
@@ -810,7 +811,7 @@ pub struct ExpectationReport {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutcomeReport {
     /// How many schedules end this way.
-    pub count: u64,
+    pub count: Count,
     /// The shortest schedule that ends this way, as a full token.
     pub example: String,
     /// `configmap/counter data.count="2" rv 103; alice succeeded, bob failed (409 Conflict)`.
@@ -822,8 +823,8 @@ pub struct OutcomeReport {
 /// What exploring a scenario found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExploreReport {
-    /// Complete request orders covered (each counted once).
-    pub schedules: u64,
+    /// Complete request orders covered (each counted once; exact at any size).
+    pub schedules: Count,
     /// Distinct (normalised) worlds visited.
     pub states: u64,
     /// True only when every schedule was covered.
@@ -855,7 +856,7 @@ impl ExploreReport {
             .map(|(i, e)| ExpectationReport {
                 text: e.text.clone(),
                 line: e.span.line,
-                violations: r.summary.violations.get(i).copied().unwrap_or(0),
+                violations: r.summary.violations.get(i).cloned().unwrap_or_default(),
                 counterexample: r
                     .summary
                     .counterexamples
@@ -871,7 +872,7 @@ impl ExploreReport {
             .map(|(id, (count, example))| {
                 let (key, summary) = r.classes.get(*id as usize).cloned().unwrap_or_default();
                 OutcomeReport {
-                    count: *count,
+                    count: count.clone(),
                     example: token(example),
                     summary,
                     key,
@@ -897,7 +898,7 @@ impl ExploreReport {
 
     /// Whether some explored schedule violates some expectation.
     pub fn any_violation(&self) -> bool {
-        self.expectations.iter().any(|e| e.violations > 0)
+        self.expectations.iter().any(|e| !e.violations.is_zero())
     }
 
     /// The report as JSON (docs/json-trace.md, "Explorer report").
@@ -905,7 +906,7 @@ impl ExploreReport {
         // Built by hand: `json!` serialises each field through serde (docs/size.md).
         object(vec![
             ("version", REPORT_VERSION.into()),
-            ("schedules", self.schedules.into()),
+            ("schedules", self.schedules.to_json()),
             ("states", self.states.into()),
             ("complete", self.complete.into()),
             ("stopped_by", self.stopped_by.into()),
@@ -933,7 +934,7 @@ impl ExploreReport {
                             object(vec![
                                 ("text", e.text.clone().into()),
                                 ("line", e.line.into()),
-                                ("violations", e.violations.into()),
+                                ("violations", e.violations.to_json()),
                                 ("counterexample", e.counterexample.clone().into()),
                             ])
                         })
@@ -947,7 +948,7 @@ impl ExploreReport {
                         .iter()
                         .map(|o| {
                             object(vec![
-                                ("count", o.count.into()),
+                                ("count", o.count.to_json()),
                                 ("example", o.example.clone().into()),
                                 ("summary", o.summary.clone().into()),
                             ])
@@ -962,8 +963,8 @@ impl ExploreReport {
     /// "4 of 6 schedules violate `all clients succeed`; shortest counterexample: abab".
     pub fn text(&self) -> String {
         let mut s = String::new();
-        let plural = |n: u64, one: &str, many: &str| {
-            if n == 1 {
+        let plural = |n: &Count, one: &str, many: &str| {
+            if *n == 1 {
                 format!("1 {one}")
             } else {
                 format!("{n} {many}")
@@ -972,7 +973,7 @@ impl ExploreReport {
         let _ = writeln!(
             s,
             "explored {} ({} distinct states){}",
-            plural(self.schedules, "schedule", "schedules"),
+            plural(&self.schedules, "schedule", "schedules"),
             self.states,
             if self.complete { ", complete" } else { "" }
         );
@@ -1000,7 +1001,7 @@ impl ExploreReport {
                         s,
                         "{} of {} violate `{}`; shortest counterexample: {c}",
                         e.violations,
-                        plural(self.schedules, "schedule", "schedules"),
+                        plural(&self.schedules, "schedule", "schedules"),
                         e.text
                     );
                 }
@@ -1008,7 +1009,7 @@ impl ExploreReport {
                     let _ = writeln!(
                         s,
                         "0 of {} violate `{}`",
-                        plural(self.schedules, "schedule", "schedules"),
+                        plural(&self.schedules, "schedule", "schedules"),
                         e.text
                     );
                 }
@@ -1017,13 +1018,17 @@ impl ExploreReport {
         let _ = writeln!(
             s,
             "{}:",
-            plural(self.outcomes.len() as u64, "outcome", "outcomes")
+            plural(
+                &Count::from(self.outcomes.len() as u64),
+                "outcome",
+                "outcomes"
+            )
         );
         for o in &self.outcomes {
             let _ = writeln!(
                 s,
                 "  {}: {} (e.g. {})",
-                plural(o.count, "schedule", "schedules"),
+                plural(&o.count, "schedule", "schedules"),
                 o.summary,
                 if o.example.is_empty() {
                     "the empty schedule"

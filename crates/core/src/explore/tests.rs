@@ -69,7 +69,12 @@ fn two_clients_get_update_six_orders_four_conflict() {
     assert_eq!(r.summary.violations, vec![4]);
     assert_eq!(r.summary.counterexamples[0].as_deref(), Some(&b"abab"[..]));
     // Outcomes: nobody fails (2 schedules), a fails (2), b fails (2).
-    let counts: Vec<u64> = r.summary.outcomes.iter().map(|o| o.1 .0).collect();
+    let counts: Vec<u64> = r
+        .summary
+        .outcomes
+        .iter()
+        .map(|o| o.1 .0.to_u64().expect("fits"))
+        .collect();
     assert_eq!(counts, vec![2, 2, 2]);
 }
 

@@ -364,7 +364,11 @@ fn the_explorer_stays_exact_with_kubectl_steps() {
     assert!(report.complete);
     assert_eq!(report.schedules, 1);
     // `exits 1` and `prints "error: "` hold in every schedule; `exits 0` in none.
-    let v: Vec<u64> = report.expectations.iter().map(|e| e.violations).collect();
+    let v: Vec<u64> = report
+        .expectations
+        .iter()
+        .map(|e| e.violations.to_u64().expect("fits"))
+        .collect();
     assert_eq!(v, [0, 0, 1]);
 }
 
@@ -593,7 +597,7 @@ fn the_explorer_counts_kubectl_requests_exactly() {
     let v = |r: &ExploreReport| {
         r.expectations
             .iter()
-            .map(|e| e.violations)
+            .map(|e| e.violations.clone())
             .collect::<Vec<_>>()
     };
     assert_eq!(v(&merged), v(&plain));

@@ -11,8 +11,8 @@ use crate::state::explore::{
 use crate::state::Action;
 use yew::prelude::*;
 
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
+/// `1234567` → `1,234,567` (any integer: a `u64` or an exact [`rvlab_core::count::Count`]).
+pub fn thousands(n: &dyn std::fmt::Display) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -24,8 +24,10 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{} {}", thousands(n), if n == 1 { one } else { many })
+fn plural(n: &dyn std::fmt::Display, one: &str, many: &str) -> String {
+    let digits = thousands(n);
+    let word = if digits == "1" { one } else { many };
+    format!("{digits} {word}")
 }
 
 fn token_label(token: &str) -> String {
@@ -43,8 +45,8 @@ pub fn explorer(d: &Dispatch, ex: &ExploreState, stale: bool, has_errors: bool) 
     let stale = !matches!(ex.status, ExploreStatus::Idle) && stale;
     let dispatch = |action: Action| on_click(d, action);
     let progress = match &ex.status {
-        ExploreStatus::Running { states, schedules } => Some((*states, *schedules, false)),
-        ExploreStatus::Done(r) => Some((r.states, r.schedules, true)),
+        ExploreStatus::Running { states, schedules } => Some((*states, schedules.clone(), false)),
+        ExploreStatus::Done(r) => Some((r.states, r.schedules.clone(), true)),
         _ => None,
     };
     html! {
@@ -56,7 +58,7 @@ pub fn explorer(d: &Dispatch, ex: &ExploreState, stale: bool, has_errors: bool) 
                 if running {
                     {button("explore-cancel", "", None, false, dispatch(Action::Explore(ExploreAction::Cancel)), "Cancel")}
                 }
-                {super::el_id("span", "muted", "explore-budget", format!("budget: {} states", thousands(u64::from(EXPLORE_MAX_STATES))))}
+                {super::el_id("span", "muted", "explore-budget", format!("budget: {} states", thousands(&EXPLORE_MAX_STATES)))}
             </div>
             if let Some((states, schedules, done)) = progress {
                 <div class="explore-progress" data-testid="explore-progress" role="status"
@@ -65,7 +67,7 @@ pub fn explorer(d: &Dispatch, ex: &ExploreState, stale: bool, has_errors: bool) 
                         <progress max={EXPLORE_MAX_STATES.to_string()} value={states.min(u64::from(EXPLORE_MAX_STATES)).to_string()}
                             aria-label="States explored, of the budget"></progress>
                     }
-                    {el("span", "", format!("{} · {} {}", plural(states, "state", "states"), plural(schedules, "schedule", "schedules"),
+                    {el("span", "", format!("{} · {} {}", plural(&states, "state", "states"), plural(&schedules, "schedule", "schedules"),
                         if done { "(done)" } else { "so far…" }))}
                 </div>
             }
@@ -81,16 +83,16 @@ pub fn explorer(d: &Dispatch, ex: &ExploreState, stale: bool, has_errors: bool) 
 
 fn results(d: &Dispatch, r: &ExploreResult, stale: bool, job: u32) -> Html {
     let load = |token: &str| on_click(d, Action::LoadSchedule(token.to_string()));
-    let n = plural(r.schedules, "schedule", "schedules");
+    let n = plural(&r.schedules, "schedule", "schedules");
     let head = if r.complete {
         format!(
             "Complete: explored {n} ({} distinct states) in {} ms.",
-            thousands(r.states),
+            thousands(&r.states),
             rvlab_core::decimal::fixed((r.ms * 1000.0 + 0.5) as u64, 3, 0)
         )
     } else {
         let why = match r.stopped_by.as_deref() {
-            Some("max_states") => format!("the budget of {} states", thousands(r.max_states)),
+            Some("max_states") => format!("the budget of {} states", thousands(&r.max_states)),
             Some("max_depth") => "the depth limit".into(),
             Some(other) => other.to_string(),
             None => "a limit".into(),
@@ -106,7 +108,7 @@ fn results(d: &Dispatch, r: &ExploreResult, stale: bool, job: u32) -> Html {
                 <li class={if violated { "fails" } else { "holds" }} data-testid="explore-violation">
                     if violated {
                         {el("span", "verdict", "✖ ")}
-                        {format!("{} of {} violate ", thousands(e.violations), n)}
+                        {format!("{} of {} violate ", thousands(&e.violations), n)}
                         {el("code", "", format!("expect {}", e.text))}
                         if let Some(c) = &e.counterexample {
                             {" "}
@@ -127,7 +129,7 @@ fn results(d: &Dispatch, r: &ExploreResult, stale: bool, job: u32) -> Html {
         .map(|o| {
             html! {
                 <li data-testid="explore-outcome">
-                    {el("strong", "", plural(o.count, "schedule", "schedules"))}{": "}{o.summary.clone()}{" "}
+                    {el("strong", "", plural(&o.count, "schedule", "schedules"))}{": "}{o.summary.clone()}{" "}
                     {button("load-outcome", "link", Some("Play this schedule in the timeline".into()), stale, load(&o.example),
                         format!("e.g. {}", token_label(&o.example)))}
                 </li>
@@ -158,10 +160,12 @@ mod tests {
 
     #[test]
     fn thousands_groups_digits() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(200_000), "200,000");
-        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(&0), "0");
+        assert_eq!(thousands(&999), "999");
+        assert_eq!(thousands(&1000), "1,000");
+        assert_eq!(thousands(&200_000), "200,000");
+        assert_eq!(thousands(&1_234_567), "1,234,567");
+        let wide = rvlab_core::count::Count::parse("1355345464406015082330").unwrap();
+        assert_eq!(thousands(&wide), "1,355,345,464,406,015,082,330");
     }
 }

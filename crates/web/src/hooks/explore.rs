@@ -64,7 +64,11 @@ fn message_action(job: u32, data: &JsValue) -> Option<ExploreAction> {
         "progress" => ExploreAction::Progress {
             job,
             states: num("states") as u64,
-            schedules: num("schedules") as u64,
+            // A decimal string (exact at any size; see `worker::WorkerExplorer::run`).
+            schedules: get(data, "schedules")
+                .as_string()
+                .and_then(|s| rvlab_core::count::Count::parse(&s))
+                .unwrap_or_default(),
         },
         "done" => ExploreAction::Done {
             job,

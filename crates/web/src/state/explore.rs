@@ -3,6 +3,7 @@
 //! the panel shows). Pure: no browser calls.
 
 use super::AppState;
+use rvlab_core::count::Count;
 use serde_json::Value;
 use std::rc::Rc;
 
@@ -17,7 +18,7 @@ pub struct ExpectationLine {
     /// The text after `expect`.
     pub text: String,
     /// How many schedules violate it.
-    pub violations: u64,
+    pub violations: Count,
     /// The shortest violating schedule (a full token).
     pub counterexample: Option<String>,
 }
@@ -25,7 +26,7 @@ pub struct ExpectationLine {
 /// One outcome class.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutcomeLine {
-    pub count: u64,
+    pub count: Count,
     /// The shortest schedule that ends this way (a full token).
     pub example: String,
     pub summary: String,
@@ -34,7 +35,7 @@ pub struct OutcomeLine {
 /// What an exploration found (from the core's report JSON, docs/json-trace.md).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExploreResult {
-    pub schedules: u64,
+    pub schedules: Count,
     pub states: u64,
     pub complete: bool,
     /// The bound that stopped the search, if one did.
@@ -51,9 +52,10 @@ impl ExploreResult {
     pub fn from_json(text: &str, ms: f64) -> Option<ExploreResult> {
         let v: Value = serde_json::from_str(text).ok()?;
         let u = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64);
+        let n = |v: &Value, k: &str| v.get(k).and_then(Count::from_json);
         let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
         Some(ExploreResult {
-            schedules: u(&v, "schedules")?,
+            schedules: n(&v, "schedules")?,
             states: u(&v, "states")?,
             complete: v.get("complete")?.as_bool()?,
             stopped_by: s(&v, "stopped_by"),
@@ -68,7 +70,7 @@ impl ExploreResult {
                 .map(|e| {
                     Some(ExpectationLine {
                         text: s(e, "text")?,
-                        violations: u(e, "violations")?,
+                        violations: n(e, "violations")?,
                         counterexample: s(e, "counterexample"),
                     })
                 })
@@ -79,7 +81,7 @@ impl ExploreResult {
                 .iter()
                 .map(|o| {
                     Some(OutcomeLine {
-                        count: u(o, "count")?,
+                        count: n(o, "count")?,
                         example: s(o, "example")?,
                         summary: s(o, "summary")?,
                     })
@@ -97,7 +99,7 @@ pub enum ExploreStatus {
     #[default]
     Idle,
     /// The worker is exploring.
-    Running { states: u64, schedules: u64 },
+    Running { states: u64, schedules: Count },
     /// The worker finished.
     Done(Rc<ExploreResult>),
     /// The worker refused the job (errors in the text, a failing setup) or crashed.
@@ -123,8 +125,8 @@ impl ExploreState {
     /// Whether `action` changes nothing (see `AppState::ignores`): a message of an older job
     /// or of a job no longer running, a Cancel with nothing running, the same progress again.
     pub fn ignores(&self, action: &ExploreAction) -> bool {
-        let running = match self.status {
-            ExploreStatus::Running { states, schedules } => Some((states, schedules)),
+        let running = match &self.status {
+            ExploreStatus::Running { states, schedules } => Some((*states, schedules)),
             _ => None,
         };
         match action {
@@ -134,7 +136,7 @@ impl ExploreState {
                 job,
                 states,
                 schedules,
-            } => *job != self.job || running.is_none_or(|now| now == (*states, *schedules)),
+            } => *job != self.job || running.is_none_or(|now| now == (*states, schedules)),
             ExploreAction::Done { job, .. } | ExploreAction::Failed { job, .. } => {
                 *job != self.job || running.is_none()
             }
@@ -159,7 +161,7 @@ pub enum ExploreAction {
     Progress {
         job: u32,
         states: u64,
-        schedules: u64,
+        schedules: Count,
     },
     /// The worker's report on `job` (JSON) and how long it explored.
     Done { job: u32, report: String, ms: f64 },
@@ -182,7 +184,7 @@ impl AppState {
                 e.seed = self.seed;
                 e.status = ExploreStatus::Running {
                     states: 0,
-                    schedules: 0,
+                    schedules: Count::zero(),
                 };
             }
             ExploreAction::Cancel => {
@@ -256,13 +258,13 @@ mod tests {
         let s = s.apply(Action::Explore(ExploreAction::Progress {
             job: 1,
             states: 5,
-            schedules: 2,
+            schedules: Count::from(2),
         }));
         assert_eq!(
             s.explore.status,
             ExploreStatus::Running {
                 states: 5,
-                schedules: 2
+                schedules: Count::from(2)
             }
         );
         // A message of an older job changes nothing.
@@ -303,7 +305,10 @@ mod tests {
             "{bob:?}"
         );
         assert!(bob.counterexample.is_some());
-        let total: u64 = r.outcomes.iter().map(|o| o.count).sum();
+        let mut total = Count::zero();
+        for o in &r.outcomes {
+            total.add(&o.count);
+        }
         assert_eq!(
             total, r.schedules,
             "outcome classes partition the schedules"
@@ -344,6 +349,31 @@ mod tests {
             .find(|x| x.text == e.text)
             .expect("in the scenario");
         assert_eq!(shown.run.decisive_step(expectation), Some(s.cursor - 1));
+    }
+
+    /// A count past a u64 (three clients with 16 reads each: 48!/(16!)³ orders) arrives from the
+    /// worker exact: as a decimal string in the progress and in the report.
+    #[test]
+    fn counts_past_a_u64_reach_the_panel_exact() {
+        let mut text =
+            String::from("object configmap/x at resourceVersion 10:\n    data.a = \"0\"\n");
+        for name in ["alice", "bob", "carol"] {
+            text.push_str(&format!("\nclient {name}:\n"));
+            text.push_str(&"    c = get configmap/x\n".repeat(16));
+        }
+        let mut w = WorkerExplorer::create(&text, "0", EXPLORE_MAX_STATES).expect("explorable");
+        let last = loop {
+            let p: Value = serde_json::from_str(&w.run(500)).expect("progress JSON");
+            let schedules = Count::parse(p["schedules"].as_str().expect("a decimal string"));
+            if p["done"] == Value::Bool(true) {
+                break schedules.expect("digits");
+            }
+        };
+        let r = ExploreResult::from_json(&w.report().expect("done"), 1.0).expect("a report");
+        assert_eq!(r.schedules.to_string(), "1355345464406015082330");
+        assert_eq!(last, r.schedules);
+        assert_eq!(r.outcomes.len(), 1);
+        assert_eq!(r.outcomes[0].count, r.schedules);
     }
 
     #[test]

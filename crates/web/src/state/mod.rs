@@ -776,12 +776,12 @@ mod ignore_tests {
             out.push(Action::Explore(ExploreAction::Progress {
                 job,
                 states: 0,
-                schedules: 0,
+                schedules: 0.into(),
             }));
             out.push(Action::Explore(ExploreAction::Progress {
                 job,
                 states: 5,
-                schedules: 1,
+                schedules: 1.into(),
             }));
             out.push(Action::Explore(ExploreAction::Failed {
                 job,
@@ -844,7 +844,7 @@ mod ignore_tests {
         let stale = Action::Explore(ExploreAction::Progress {
             job: 7,
             states: 1,
-            schedules: 1,
+            schedules: 1.into(),
         });
         assert!(start.ignores(&stale));
     }
