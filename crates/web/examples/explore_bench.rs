@@ -13,13 +13,16 @@
 //! - `--only NAME[,NAME…]`: these scenarios, by name, from `scenarios()` and `counters()`
 //!   (`seed-story`, `counter-3` … `counter-6`), in the order given;
 //! - `--runs N`: explore each N times for the median (default 7);
+//! - `--max-states N`: at most N distinct states instead of the default 200,000 (the 6-client
+//!   counter needs about 1.2 million to finish);
 //! - `--memory`: also measure the peak resident memory of one exploration of each scenario, in
 //!   a child process of this binary that does nothing else (Linux: `VmHWM`, the peak resident
 //!   set, from `/proc/self/status`), and append `peak_kib=K base_kib=B` to its line: K is the
 //!   child's peak, B its resident set just before exploring (the binary, the parsed scenario),
 //!   so K − B is what the exploration took at most.
 
-use rvlab_core::explore::bench::{bench_explore, counters, parse_scenario, scenarios};
+use rvlab_core::explore::bench::{bench_explore_within, counters, parse_scenario, scenarios};
+use rvlab_core::explore::Bounds;
 // Links the page crate, and with it the page's global allocator (talc in wasm), so that the
 // wasm figures are the worker's.
 extern crate rvlab_web as _;
@@ -30,6 +33,8 @@ struct Options {
     /// Scenario names (`None`: `scenarios()`).
     only: Option<Vec<String>>,
     runs: usize,
+    /// `--max-states N` (default: the explorer's default bound).
+    max_states: u64,
     memory: bool,
     /// `--memory-child NAME`: explore NAME once and print its memory line (the child of
     /// `--memory`).
@@ -40,6 +45,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut o = Options {
         only: None,
         runs: 7,
+        max_states: Bounds::default().max_states,
         memory: false,
         memory_child: None,
     };
@@ -61,6 +67,11 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 if o.runs == 0 {
                     return Err("--runs must be at least 1".into());
                 }
+            }
+            "--max-states" => {
+                o.max_states = value()?
+                    .parse()
+                    .map_err(|_| "--max-states takes a number")?;
             }
             "--memory" => o.memory = true,
             "--memory-child" => o.memory_child = Some(value()?.clone()),
@@ -88,14 +99,14 @@ fn main() {
         Ok(o) => o,
         Err(e) => {
             fail(&format!(
-                "{e}\nusage: explore_bench [--only NAME[,NAME...]] [--runs N] [--memory]"
+                "{e}\nusage: explore_bench [--only NAME[,NAME...]] [--runs N] [--max-states N] [--memory]"
             ));
             return;
         }
     };
     #[cfg(not(target_arch = "wasm32"))]
     if let Some(name) = &options.memory_child {
-        memory::child(name);
+        memory::child(name, options.max_states);
         return;
     }
     let selected: Vec<(String, String)> = match &options.only {
@@ -122,7 +133,7 @@ fn main() {
         let mut stopped_by = None;
         for _ in 0..options.runs {
             let start = now_ms();
-            let report = match bench_explore(&scenario) {
+            let report = match bench_explore_within(&scenario, options.max_states) {
                 Ok(r) => r,
                 Err(e) => {
                     out.push_str(&format!("{name} error {e}\n"));
@@ -148,7 +159,7 @@ fn main() {
         }
         #[cfg(not(target_arch = "wasm32"))]
         if options.memory {
-            match memory::measure(&name) {
+            match memory::measure(&name, options.max_states) {
                 Ok(m) => out.push_str(&format!(" {m}")),
                 Err(e) => out.push_str(&format!(" memory-error={}", e.replace(' ', "_"))),
             }
@@ -174,14 +185,14 @@ fn fail(message: &str) {
 /// Peak resident memory of one exploration, in a child process (natively, Linux).
 #[cfg(not(target_arch = "wasm32"))]
 mod memory {
-    use super::{bench_explore, find, parse_scenario};
+    use super::{bench_explore_within, find, parse_scenario};
     use std::process::Command;
 
     /// Runs this binary as `--memory-child NAME` and returns its `peak_kib=K base_kib=B`.
-    pub fn measure(name: &str) -> Result<String, String> {
+    pub fn measure(name: &str, max_states: u64) -> Result<String, String> {
         let exe = std::env::current_exe().map_err(|e| e.to_string())?;
         let out = Command::new(exe)
-            .args(["--memory-child", name])
+            .args(["--memory-child", name, "--max-states", &max_states.to_string()])
             .output()
             .map_err(|e| e.to_string())?;
         let text = String::from_utf8_lossy(&out.stdout);
@@ -198,13 +209,13 @@ mod memory {
     }
 
     /// The child: parse NAME, read the resident set, explore it once, read the peak.
-    pub fn child(name: &str) {
+    pub fn child(name: &str, max_states: u64) {
         let report = find(name)
             .ok_or(format!("no scenario named {name}"))
             .and_then(|text| parse_scenario(&text))
             .and_then(|scenario| {
                 let base = status_kib("VmRSS")?;
-                bench_explore(&scenario)?;
+                bench_explore_within(&scenario, max_states)?;
                 Ok((status_kib("VmHWM")?, base))
             });
         match report {
@@ -273,6 +284,9 @@ mod tests {
         assert!(parse_options(&args("--runs 0")).is_err());
         assert!(parse_options(&args("--runs")).is_err());
         assert!(parse_options(&args("--fast")).is_err());
+        assert_eq!(d.max_states, 200_000);
+        assert_eq!(parse_options(&args("--max-states 5")).unwrap().max_states, 5);
+        assert!(parse_options(&args("--max-states many")).is_err());
     }
 
     #[test]

@@ -72,7 +72,17 @@ pub fn parse_scenario(text: &str) -> Result<Scenario, String> {
 /// One measured unit of work: explore `scenario` completely under default bounds with seed 0
 /// (what `rvlab bench-explore` times, parsing excluded).
 pub fn bench_explore(scenario: &Scenario) -> Result<ExploreReport, String> {
-    explore(scenario, 0, Bounds::default()).map_err(|e| e.to_string())
+    bench_explore_within(scenario, Bounds::default().max_states)
+}
+
+/// The same with at most `max_states` distinct states instead of the default 200,000 (the
+/// 6-client counter has about 1.2 million: docs/explorer.md).
+pub fn bench_explore_within(scenario: &Scenario, max_states: u64) -> Result<ExploreReport, String> {
+    let bounds = Bounds {
+        max_states,
+        ..Bounds::default()
+    };
+    explore(scenario, 0, bounds).map_err(|e| e.to_string())
 }
 
 /// The same with only history merged ([`ScenarioModel::history_only`]): the baseline that

@@ -140,9 +140,61 @@ pub struct Summary {
     pub outcomes: VecMap<u32, (Count, Vec<u8>)>,
 }
 
-impl Summary {
+/// No edge, no world: the end of a path.
+const NONE: u32 = u32::MAX;
+
+/// The shortest continuation found below a world, without its letters: its length, its first
+/// edge (a number in [`Edges`]) and the summary of the world that edge leads to, whose own path
+/// for the same expectation or class goes on from there. The empty continuation of a finished
+/// world is `len 0, edge NONE`. Kept this way, a memoised summary holds no letters: on the
+/// 6-client counter, 1.18 million summaries with an example for each of up to 36 outcome
+/// classes (docs/explorer.md, "Memory").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Path {
+    len: u32,
+    edge: u32,
+    next: u32,
+}
+
+impl Path {
+    const EMPTY: Path = Path {
+        len: 0,
+        edge: NONE,
+        next: NONE,
+    };
+}
+
+/// A [`Summary`] as the search keeps it: the continuations as [`Path`]s.
+#[derive(Debug, Clone, Default)]
+struct Compact {
+    schedules: Count,
+    violations: Vec<Count>,
+    counterexamples: Vec<Option<Path>>,
+    outcomes: VecMap<u32, (Count, Path)>,
+}
+
+/// The distinct edges (the letters of one transition), numbered.
+#[derive(Default)]
+struct Edges {
+    letters: Vec<Box<[u8]>>,
+    ids: BTreeMap<Box<[u8]>, u32>,
+}
+
+impl Edges {
+    fn id(&mut self, edge: &[u8]) -> u32 {
+        if let Some(id) = self.ids.get(edge) {
+            return *id;
+        }
+        let id = self.letters.len() as u32;
+        self.letters.push(edge.into());
+        self.ids.insert(edge.into(), id);
+        id
+    }
+}
+
+impl Compact {
     fn empty(n_expectations: usize) -> Self {
-        Summary {
+        Compact {
             schedules: Count::zero(),
             violations: vec![Count::zero(); n_expectations],
             counterexamples: vec![None; n_expectations],
@@ -152,31 +204,39 @@ impl Summary {
 
     fn terminal(eval: &Evaluation, class: u32) -> Self {
         let n = eval.violated.len();
-        let mut s = Summary::empty(n);
+        let mut s = Compact::empty(n);
         s.schedules = Count::from(1);
         for (i, v) in eval.violated.iter().enumerate() {
             if *v {
                 s.violations[i] = Count::from(1);
-                s.counterexamples[i] = Some(Vec::new());
+                s.counterexamples[i] = Some(Path::EMPTY);
             }
         }
-        s.outcomes.insert(class, (Count::from(1), Vec::new()));
+        s.outcomes.insert(class, (Count::from(1), Path::EMPTY));
         s
     }
 
-    /// Adds a child's summary reached through the steps `edge`.
-    fn absorb(&mut self, edge: &[u8], child: &Summary) {
+    /// Adds the summary `child` (number `child_id`) reached through the steps `edge`: the
+    /// counts add up, and a continuation through `edge` replaces one only when it is strictly
+    /// shorter (so of equally short ones the first found stays).
+    fn absorb(&mut self, edges: &mut Edges, edge: &[u8], child_id: u32, child: &Compact) {
+        let mut edge_id = None;
+        let mut through = |tail: &Path, edges: &mut Edges| Path {
+            len: edge.len() as u32 + tail.len,
+            edge: *edge_id.get_or_insert_with(|| edges.id(edge)),
+            next: child_id,
+        };
         self.schedules.add(&child.schedules);
         for (i, v) in child.violations.iter().enumerate() {
             self.violations[i].add(v);
             if let Some(tail) = &child.counterexamples[i] {
-                let len = edge.len() + tail.len();
+                let len = edge.len() as u32 + tail.len;
                 let shorter = match &self.counterexamples[i] {
                     None => true,
-                    Some(cur) => len < cur.len(),
+                    Some(cur) => len < cur.len,
                 };
                 if shorter {
-                    self.counterexamples[i] = Some([edge, tail.as_slice()].concat());
+                    self.counterexamples[i] = Some(through(tail, edges));
                 }
             }
         }
@@ -184,13 +244,13 @@ impl Summary {
             match self.outcomes.get_mut(key) {
                 Some(entry) => {
                     entry.0.add(count);
-                    if edge.len() + example.len() < entry.1.len() {
-                        entry.1 = [edge, example.as_slice()].concat();
+                    if edge.len() as u32 + example.len < entry.1.len {
+                        entry.1 = through(example, edges);
                     }
                 }
                 None => {
-                    let example = [edge, example.as_slice()].concat();
-                    self.outcomes.insert(*key, (count.clone(), example));
+                    let path = through(example, edges);
+                    self.outcomes.insert(*key, (count.clone(), path));
                 }
             }
         }
@@ -235,7 +295,7 @@ struct Frame<W> {
     choices: Vec<u32>,
     next: usize,
     depth: u32,
-    acc: Summary,
+    acc: Compact,
 }
 
 /// An incremental depth-first search over one model (owned; pass `&model` to borrow one).
@@ -244,8 +304,13 @@ pub struct Explorer<M: Model> {
     bounds: Bounds,
     n_expectations: usize,
     prefix: Vec<u8>,
-    /// Memo of finished worlds by encoding, bucketed by a fingerprint of it.
+    /// Memo of finished worlds by encoding, bucketed by a fingerprint of it: the number of
+    /// each one's summary in `summaries`.
     memo: Memo,
+    /// The summaries of the finished worlds, by number (memoised or not: paths refer to them).
+    summaries: Vec<Compact>,
+    /// The edges the paths of those summaries go through.
+    edges: Edges,
     /// Outcome classes: (key, summary) by number, and the number of each key.
     classes: Vec<(String, String)>,
     class_ids: VecMap<String, u32>,
@@ -255,11 +320,12 @@ pub struct Explorer<M: Model> {
     stopped_by: Option<&'static str>,
     /// A branch deeper than `max_depth` was cut.
     pruned: bool,
-    root: Option<Summary>,
+    root: Option<Compact>,
 }
 
-/// Summaries of finished worlds by encoding, bucketed by a fingerprint of the encoding.
-type Memo = BTreeMap<u64, Vec<(Box<[u8]>, Summary)>>;
+/// The numbers of the summaries of finished worlds by encoding, bucketed by a fingerprint of
+/// the encoding.
+type Memo = BTreeMap<u64, Vec<(Box<[u8]>, u32)>>;
 
 /// A fixed, fast fingerprint of an encoding, eight bytes at a time (the bucket key is internal
 /// and never observable, but stays the same on every platform).
@@ -278,9 +344,9 @@ fn fingerprint(code: &[u8]) -> u64 {
     h ^ (h >> 29)
 }
 
-fn lookup<'a>(memo: &'a Memo, code: &[u8], key: u64) -> Option<&'a Summary> {
+fn lookup(memo: &Memo, code: &[u8], key: u64) -> Option<u32> {
     memo.get(&key)
-        .and_then(|bucket| bucket.iter().find(|(c, _)| **c == *code).map(|(_, s)| s))
+        .and_then(|bucket| bucket.iter().find(|(c, _)| **c == *code).map(|(_, s)| *s))
 }
 
 /// FNV-1a, 64 bit: small, fixed, the same on every platform.
@@ -324,7 +390,7 @@ impl<M: Model> Explorer<M> {
             choices,
             next: 0,
             depth: 0,
-            acc: Summary::empty(n_expectations),
+            acc: Compact::empty(n_expectations),
         };
         Explorer {
             model,
@@ -332,6 +398,8 @@ impl<M: Model> Explorer<M> {
             n_expectations,
             prefix,
             memo: BTreeMap::new(),
+            summaries: Vec::new(),
+            edges: Edges::default(),
             classes: Vec::new(),
             class_ids: VecMap::new(),
             stack: vec![frame],
@@ -377,24 +445,26 @@ impl<M: Model> Explorer<M> {
                     self.covered.add_u64(1);
                     let eval = self.model.evaluate(&frame.world);
                     let class = self.class_of(&eval);
-                    Summary::terminal(&eval, class)
+                    Compact::terminal(&eval, class)
                 } else {
                     frame.acc
                 };
-                match self.stack.last_mut() {
-                    Some(parent) => parent.acc.absorb(&frame.edge, &summary),
-                    None => {
-                        self.root = Some(summary);
-                        continue;
-                    }
-                }
+                let Some(parent) = self.stack.last_mut() else {
+                    self.root = Some(summary);
+                    continue;
+                };
+                let id = self.summaries.len() as u32;
+                parent
+                    .acc
+                    .absorb(&mut self.edges, &frame.edge, id, &summary);
+                self.summaries.push(summary);
                 // Only complete summaries may be memoised and reused.
                 if self.stopped_by.is_none() {
                     let key = fingerprint(&frame.code);
                     self.memo
                         .entry(key)
                         .or_default()
-                        .push((frame.code.into_boxed_slice(), summary));
+                        .push((frame.code.into_boxed_slice(), id));
                 }
                 continue;
             }
@@ -410,10 +480,11 @@ impl<M: Model> Explorer<M> {
             let (child, edge) = self.model.advance(&top.world, client);
             let code = self.model.encode(&child);
             let key = fingerprint(&code);
-            if let Some(found) = lookup(&self.memo, &code, key) {
+            if let Some(id) = lookup(&self.memo, &code, key) {
+                let found = &self.summaries[id as usize];
                 self.covered.add(&found.schedules);
                 if let Some(parent) = self.stack.last_mut() {
-                    parent.acc.absorb(&edge, found);
+                    parent.acc.absorb(&mut self.edges, &edge, id, found);
                 }
                 continue;
             }
@@ -426,7 +497,7 @@ impl<M: Model> Explorer<M> {
                 choices,
                 next: 0,
                 depth,
-                acc: Summary::empty(self.n_expectations),
+                acc: Compact::empty(self.n_expectations),
             });
         }
         self.progress()
@@ -472,8 +543,47 @@ impl<M: Model> Explorer<M> {
         self.root.as_ref().map(|_| self.report())
     }
 
+    /// The letters of `path` and of the paths it continues with (`pick` reads the next one
+    /// from a child's summary: the same expectation's or class's).
+    fn letters(&self, mut path: Path, pick: impl Fn(&Compact) -> Option<Path>) -> Vec<u8> {
+        let want = path.len as usize;
+        let mut out = Vec::with_capacity(want);
+        while path.edge != NONE {
+            out.extend_from_slice(&self.edges.letters[path.edge as usize]);
+            let child = &self.summaries[path.next as usize];
+            path = pick(child).expect("a path goes on in the summary it names");
+        }
+        debug_assert_eq!(out.len(), want, "a path's length is its letters'");
+        out
+    }
+
+    /// The root's summary with its continuations spelled out.
+    fn root_summary(&self) -> Summary {
+        let Some(root) = &self.root else {
+            return Summary::default();
+        };
+        Summary {
+            schedules: root.schedules.clone(),
+            violations: root.violations.clone(),
+            counterexamples: root
+                .counterexamples
+                .iter()
+                .enumerate()
+                .map(|(i, c)| c.map(|p| self.letters(p, |s| s.counterexamples[i])))
+                .collect(),
+            outcomes: {
+                let mut outcomes = VecMap::new();
+                for (k, (count, p)) in root.outcomes.iter() {
+                    let example = self.letters(*p, |s| s.outcomes.get(k).map(|e| e.1));
+                    outcomes.insert(*k, (count.clone(), example));
+                }
+                outcomes
+            },
+        }
+    }
+
     fn report(&self) -> Report {
-        let summary = self.root.clone().unwrap_or_default();
+        let summary = self.root_summary();
         Report {
             schedules: summary.schedules.clone(),
             states: self.states,
