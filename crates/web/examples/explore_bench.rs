@@ -192,7 +192,12 @@ mod memory {
     pub fn measure(name: &str, max_states: u64) -> Result<String, String> {
         let exe = std::env::current_exe().map_err(|e| e.to_string())?;
         let out = Command::new(exe)
-            .args(["--memory-child", name, "--max-states", &max_states.to_string()])
+            .args([
+                "--memory-child",
+                name,
+                "--max-states",
+                &max_states.to_string(),
+            ])
             .output()
             .map_err(|e| e.to_string())?;
         let text = String::from_utf8_lossy(&out.stdout);
@@ -285,7 +290,10 @@ mod tests {
         assert!(parse_options(&args("--runs")).is_err());
         assert!(parse_options(&args("--fast")).is_err());
         assert_eq!(d.max_states, 200_000);
-        assert_eq!(parse_options(&args("--max-states 5")).unwrap().max_states, 5);
+        assert_eq!(
+            parse_options(&args("--max-states 5")).unwrap().max_states,
+            5
+        );
         assert!(parse_options(&args("--max-states many")).is_err());
     }
 
