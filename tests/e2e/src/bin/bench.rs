@@ -48,7 +48,12 @@ fn real_main() -> Result<()> {
         let steps = step_timings(&browser, runs.max(1))?;
         let explorer = ["counter", "stale-update"]
             .into_iter()
-            .map(|l| Ok((l, explore_timings(&browser, l, runs.max(1))?)))
+            .map(|l| {
+                Ok((
+                    l,
+                    explore_timings(&browser, Explored::Lesson(l), runs.max(1))?,
+                ))
+            })
             .collect::<Result<Vec<_>>>()?;
         let check = check_timings(&browser, runs.max(1))?;
         let budget = budget_timings(&browser, runs.clamp(1, 3))?;
@@ -143,64 +148,7 @@ fn counter_scenario(clients: &[&str]) -> String {
 /// page's explorer stops at its budget.
 fn budget_timings(browser: &Browser, runs: usize) -> Result<ExploreTimes> {
     let text = counter_scenario(&["alice", "bob", "carol", "dave", "erin", "frank"]);
-    let s = &browser.session;
-    s.goto(&browser.url)?;
-    poll(
-        s,
-        "return document.querySelector('[data-testid=editor]') ? true : null;",
-        20,
-        "the page never showed its editor",
-    )?;
-    let script = "
-        const done = arguments[arguments.length - 1];
-        const [text, n] = arguments;
-        const q = id => document.querySelector(`[data-testid=${id}]`);
-        const macrotask = () => new Promise(r => setTimeout(r, 0));
-        const until = async (f, what) => {
-            const t = performance.now();
-            while (performance.now() - t < 120000) { const v = f(); if (v) return v; await macrotask(); }
-            throw new Error(`timed out waiting for ${what}`);
-        };
-        (async () => {
-            const e = q('editor'); e.value = text; e.dispatchEvent(new Event('input', { bubbles: true }));
-            await until(() => !q('explore-button').disabled, 'the explore button');
-            const out = { worker: [], wall: [], schedules: '0' };
-            let job = Number(q('explore-results') ? q('explore-results').dataset.job : 0);
-            for (let i = 0; i < n; i++) {
-                const t0 = performance.now();
-                q('explore-button').click();
-                job += 1;
-                const r = await until(() => {
-                    const r = q('explore-results');
-                    return r && Number(r.dataset.job) === job ? r : null;
-                }, `results of job ${job}`);
-                out.wall.push(performance.now() - t0);
-                out.worker.push(Number(r.dataset.ms));
-                out.schedules = r.dataset.schedules;
-                if (r.dataset.complete !== 'false') throw new Error('the exploration did not stop at the budget');
-            }
-            return out;
-        })().then(done, e => done(String(e)));";
-    let v = s.execute_async(script, vec![text.into(), runs.into()])?;
-    let list = |k: &str| -> Vec<f64> {
-        v.get(k)
-            .and_then(Value::as_array)
-            .map(|xs| xs.iter().filter_map(Value::as_f64).collect())
-            .unwrap_or_default()
-    };
-    let t = ExploreTimes {
-        schedules: v
-            .get("schedules")
-            .and_then(Value::as_str)
-            .unwrap_or("?")
-            .to_string(),
-        worker: list("worker"),
-        wall: list("wall"),
-    };
-    if t.worker.is_empty() {
-        bail!("explorer budget bench: {v}");
-    }
-    Ok(t)
+    explore_timings(browser, Explored::Budget(text), runs)
 }
 
 /// The reference solution of the `counter` exercise.
@@ -258,26 +206,39 @@ struct ExploreTimes {
     wall: Vec<f64>,
 }
 
-/// Loads a lesson and explores it `runs` times through the panel.
-fn explore_timings(browser: &Browser, lesson: &str, runs: usize) -> Result<ExploreTimes> {
+/// What the explorer bench explores.
+enum Explored<'a> {
+    /// A lesson, picked in the lesson picker: its exploration must complete.
+    Lesson(&'a str),
+    /// A text put in the editor whose exploration must stop at the page's budget.
+    Budget(String),
+}
+
+/// Loads a lesson or a text and explores it `runs` times through the panel.
+fn explore_timings(browser: &Browser, what: Explored, runs: usize) -> Result<ExploreTimes> {
     let s = &browser.session;
     s.goto(&browser.url)?;
     let script = "
         const done = arguments[arguments.length - 1];
-        const [lesson, n] = arguments;
+        const [lesson, text, n] = arguments;
         const q = id => document.querySelector(`[data-testid=${id}]`);
         const macrotask = () => new Promise(r => setTimeout(r, 0));
         const until = async (f, what) => {
             const t = performance.now();
-            while (performance.now() - t < 60000) { const v = f(); if (v) return v; await macrotask(); }
+            while (performance.now() - t < 120000) { const v = f(); if (v) return v; await macrotask(); }
             throw new Error(`timed out waiting for ${what}`);
         };
         (async () => {
-            await until(() => q('lesson-picker'), 'the page');
-            const p = q('lesson-picker'); p.value = lesson; p.dispatchEvent(new Event('change', { bubbles: true }));
-            await until(() => q('editor').value.length > 0 && !q('explore-button').disabled, 'the lesson');
-            const out = { worker: [], wall: [], schedules: 0 };
-            let job = 0;
+            await until(() => q('lesson-picker') && q('editor'), 'the page');
+            if (lesson) {
+                const p = q('lesson-picker'); p.value = lesson; p.dispatchEvent(new Event('change', { bubbles: true }));
+                await until(() => q('editor').value.length > 0 && !q('explore-button').disabled, 'the lesson');
+            } else {
+                const e = q('editor'); e.value = text; e.dispatchEvent(new Event('input', { bubbles: true }));
+                await until(() => !q('explore-button').disabled, 'the explore button');
+            }
+            const out = { worker: [], wall: [], schedules: '0' };
+            let job = Number(q('explore-results') ? q('explore-results').dataset.job : 0);
             for (let i = 0; i < n; i++) {
                 const t0 = performance.now();
                 q('explore-button').click();
@@ -289,11 +250,17 @@ fn explore_timings(browser: &Browser, lesson: &str, runs: usize) -> Result<Explo
                 out.wall.push(performance.now() - t0);
                 out.worker.push(Number(r.dataset.ms));
                 out.schedules = r.dataset.schedules;
-                if (r.dataset.complete !== 'true') throw new Error('the exploration was not complete');
+                if (r.dataset.complete !== (lesson ? 'true' : 'false')) {
+                    throw new Error(lesson ? 'the exploration was not complete' : 'the exploration did not stop at the budget');
+                }
             }
             return out;
         })().then(done, e => done(String(e)));";
-    let v = s.execute_async(script, vec![lesson.into(), runs.into()])?;
+    let (lesson, text) = match &what {
+        Explored::Lesson(l) => (Value::from(*l), Value::Null),
+        Explored::Budget(t) => (Value::Null, Value::from(t.as_str())),
+    };
+    let v = s.execute_async(script, vec![lesson, text, runs.into()])?;
     let list = |k: &str| -> Vec<f64> {
         v.get(k)
             .and_then(Value::as_array)
@@ -310,7 +277,10 @@ fn explore_timings(browser: &Browser, lesson: &str, runs: usize) -> Result<Explo
         wall: list("wall"),
     };
     if t.worker.is_empty() {
-        bail!("explorer bench on `{lesson}`: {v}");
+        match what {
+            Explored::Lesson(l) => bail!("explorer bench on `{l}`: {v}"),
+            Explored::Budget(_) => bail!("explorer budget bench: {v}"),
+        }
     }
     Ok(t)
 }
