@@ -284,6 +284,9 @@ fn explorer_vs_stateright() -> Result<()> {
             "rvlab-web",
             "--example",
             "explore_bench",
+            // The CLI's explorer: with symmetry reduction (the page leaves it out).
+            "--features",
+            "rvlab-core/symmetry",
             "--",
             "--only",
             &only,

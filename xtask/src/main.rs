@@ -364,10 +364,14 @@ fn forbidden_crates(tree: &str) -> Vec<String> {
 
 /// Compares the determinism report of the core natively and in wasm32 under Node.
 fn determinism() -> Result<()> {
-    // With the kubectl model compiled in (the page leaves it out, docs/size.md), so the kubectl
-    // lessons are compared too.
-    let (native, wasm) =
-        example_native_and_wasm("determinism", false, &["--features", "rvlab-core/kubectl"])?;
+    // With the kubectl model and symmetry reduction compiled in (the page leaves both out,
+    // docs/size.md), so the kubectl lessons and the merging of symmetric clients are compared
+    // too.
+    let (native, wasm) = example_native_and_wasm(
+        "determinism",
+        false,
+        &["--features", "rvlab-core/kubectl,rvlab-core/symmetry"],
+    )?;
     compare_reports(&native, &wasm)?;
     println!(
         "native and wasm32 agree: {} lines, digest {:016x}",

@@ -156,6 +156,11 @@ impl<K, V> VecMap<K, V> {
         self.0.iter().map(|(k, v)| (k, v))
     }
 
+    /// The values, in key order, to change in place (the keys stay as they are).
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+        self.0.iter_mut().map(|(_, v)| v)
+    }
+
     /// The entries as a slice of `(key, value)`, in key order.
     pub fn as_slice(&self) -> &[(K, V)] {
         &self.0

@@ -49,6 +49,17 @@ fn report() -> String {
             reports.push(format!("{}={print:016x}", lesson.id));
         }
     }
+    // The 4-client counter too: with the `symmetry` feature its clients are merged up to
+    // swapping them (class mapping and renamed tokens included).
+    let counter = rvlab_core::explore::bench::counter(&["alice", "bob", "carol", "dave"]);
+    if let Ok(scenario) = rvlab_core::explore::bench::parse_scenario(&counter) {
+        let text = match rvlab_core::explore::explore(&scenario, 0, bounds) {
+            Ok(report) => report.to_json().to_string(),
+            Err(err) => err.to_string(),
+        };
+        let print = rvlab_core::trace::fnv1a64(text.as_bytes());
+        reports.push(format!("counter-4={print:016x}"));
+    }
     out.push_str(&format!("explore: {}\n", reports.join(" ")));
     // Share links of every lesson's text, and of all of them at once (past the 32 KiB window).
     let link = |text: String| {

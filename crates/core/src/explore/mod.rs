@@ -60,6 +60,29 @@ pub trait Model {
         world.hash(&mut r);
         r.0
     }
+
+    /// Whether the model has symmetries ([`Model::canonical`]): when not, the search leaves
+    /// out all the work of mapping summaries through permutations, at compile time (the
+    /// page's build has none: docs/size.md).
+    const SYMMETRIC: bool = false;
+
+    /// A representative of `world` under the model's symmetries (clients that are
+    /// interchangeable), and the permutation `σ` of client slots that maps it back:
+    /// `world = permute(rep, σ)`, `σ[i]` being the slot in `world` of the representative's
+    /// client `i`; `None` for the identity. Worlds with equal representatives are merged, and
+    /// the summary of one is the other's with its letters and outcome classes mapped by `σ`.
+    /// The default: no symmetry.
+    fn canonical(&self, world: Self::World) -> (Self::World, Option<Box<[u8]>>) {
+        (world, None)
+    }
+
+    /// `σ·world`: client `i` of `world` moved to slot `σ[i]`, renamed to that slot's client
+    /// wherever the world records names. Only called with a permutation [`Model::canonical`]
+    /// returned (or its inverse); the default, for models without symmetry, is never called.
+    fn permute(&self, world: &Self::World, perm: &[u8]) -> Self::World {
+        let _ = perm;
+        world.clone()
+    }
 }
 
 /// A `Hasher` that keeps every byte written to it (see [`Model::encode`]).
@@ -79,6 +102,7 @@ impl Hasher for Recorder {
 
 impl<M: Model + ?Sized> Model for &M {
     type World = M::World;
+    const SYMMETRIC: bool = M::SYMMETRIC;
     fn choices(&self, world: &Self::World) -> Vec<u32> {
         (**self).choices(world)
     }
@@ -90,6 +114,12 @@ impl<M: Model + ?Sized> Model for &M {
     }
     fn encode(&self, world: &Self::World) -> Vec<u8> {
         (**self).encode(world)
+    }
+    fn canonical(&self, world: Self::World) -> (Self::World, Option<Box<[u8]>>) {
+        (**self).canonical(world)
+    }
+    fn permute(&self, world: &Self::World, perm: &[u8]) -> Self::World {
+        (**self).permute(world, perm)
     }
 }
 
@@ -149,11 +179,20 @@ const NONE: u32 = u32::MAX;
 /// world is `len 0, edge NONE`. Kept this way, a memoised summary holds no letters: on the
 /// 6-client counter, 1.18 million summaries with an example for each of up to 36 outcome
 /// classes (docs/explorer.md, "Memory").
+///
+/// Under a symmetry ([`Model::canonical`]) the world the edge leads to is the permutation
+/// `perm` of the one `next` summarises: the letters below it are `next`'s mapped by `perm`,
+/// and an outcome class's path goes on with the class `key` of `next` (the class before the
+/// mapping).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Path {
     len: u32,
     edge: u32,
     next: u32,
+    /// A number in the explorer's permutations; 0 is the identity.
+    perm: u32,
+    /// For an outcome class's path: the class in `next` it continues with.
+    key: u32,
 }
 
 impl Path {
@@ -161,6 +200,8 @@ impl Path {
         len: 0,
         edge: NONE,
         next: NONE,
+        perm: 0,
+        key: NONE,
     };
 }
 
@@ -216,15 +257,26 @@ impl Compact {
         s
     }
 
-    /// Adds the summary `child` (number `child_id`) reached through the steps `edge`: the
-    /// counts add up, and a continuation through `edge` replaces one only when it is strictly
-    /// shorter (so of equally short ones the first found stays).
-    fn absorb(&mut self, edges: &mut Edges, edge: &[u8], child_id: u32, child: &Compact) {
+    /// Adds the summary `child` (number `child_id`) reached through the steps `edge`, the
+    /// world there being the permutation `perm` of `child`'s, whose outcome classes are then
+    /// `keys` (in the order of `child.outcomes`; `None`: the same): the counts add up, and a
+    /// continuation through `edge` replaces one only when it is strictly shorter (so of
+    /// equally short ones the first found stays).
+    fn absorb(
+        &mut self,
+        edges: &mut Edges,
+        edge: &[u8],
+        (child_id, perm): (u32, u32),
+        child: &Compact,
+        keys: Option<&[u32]>,
+    ) {
         let mut edge_id = None;
-        let mut through = |tail: &Path, edges: &mut Edges| Path {
+        let mut through = |tail: &Path, key: u32, edges: &mut Edges| Path {
             len: edge.len() as u32 + tail.len,
             edge: *edge_id.get_or_insert_with(|| edges.id(edge)),
             next: child_id,
+            perm,
+            key,
         };
         self.schedules.add(&child.schedules);
         for (i, v) in child.violations.iter().enumerate() {
@@ -236,21 +288,22 @@ impl Compact {
                     Some(cur) => len < cur.len,
                 };
                 if shorter {
-                    self.counterexamples[i] = Some(through(tail, edges));
+                    self.counterexamples[i] = Some(through(tail, NONE, edges));
                 }
             }
         }
-        for (key, (count, example)) in child.outcomes.iter() {
-            match self.outcomes.get_mut(key) {
+        for (n, (key, (count, example))) in child.outcomes.iter().enumerate() {
+            let here = keys.map_or(*key, |k| k[n]);
+            match self.outcomes.get_mut(&here) {
                 Some(entry) => {
                     entry.0.add(count);
                     if edge.len() as u32 + example.len < entry.1.len {
-                        entry.1 = through(example, edges);
+                        entry.1 = through(example, *key, edges);
                     }
                 }
                 None => {
-                    let path = through(example, edges);
-                    self.outcomes.insert(*key, (count.clone(), path));
+                    let path = through(example, *key, edges);
+                    self.outcomes.insert(here, (count.clone(), path));
                 }
             }
         }
@@ -292,6 +345,8 @@ struct Frame<W> {
     code: Vec<u8>,
     /// The steps that led from the parent to this world.
     edge: Vec<u8>,
+    /// The parent's child is this world permuted by this ([`Model::canonical`]; 0: itself).
+    perm: u32,
     choices: Vec<u32>,
     next: usize,
     depth: u32,
@@ -314,6 +369,14 @@ pub struct Explorer<M: Model> {
     /// Outcome classes: (key, summary) by number, and the number of each key.
     classes: Vec<(String, String)>,
     class_ids: VecMap<String, u32>,
+    /// A finished world of each class (to map classes under a permutation).
+    class_worlds: Vec<M::World>,
+    /// The class of each (class, permutation) ([`scenario::pair`]), once computed.
+    class_map: BTreeMap<Box<[u8]>, u32>,
+    /// The permutations of client slots met ([`Model::canonical`]), by number; 0 is the
+    /// identity (empty).
+    perms: Vec<Box<[u8]>>,
+    perm_ids: BTreeMap<Box<[u8]>, u32>,
     stack: Vec<Frame<M::World>>,
     states: u64,
     covered: Count,
@@ -387,6 +450,7 @@ impl<M: Model> Explorer<M> {
             world: root,
             code,
             edge: Vec::new(),
+            perm: 0,
             choices,
             next: 0,
             depth: 0,
@@ -402,6 +466,10 @@ impl<M: Model> Explorer<M> {
             edges: Edges::default(),
             classes: Vec::new(),
             class_ids: VecMap::new(),
+            class_worlds: Vec::new(),
+            class_map: BTreeMap::new(),
+            perms: vec![Box::default()],
+            perm_ids: BTreeMap::new(),
             stack: vec![frame],
             states: 1,
             covered: Count::zero(),
@@ -411,7 +479,7 @@ impl<M: Model> Explorer<M> {
         }
     }
 
-    fn class_of(&mut self, eval: &Evaluation) -> u32 {
+    fn class_of(&mut self, eval: &Evaluation, world: &M::World) -> u32 {
         if let Some(id) = self.class_ids.get(eval.outcome_key.as_str()) {
             return *id;
         }
@@ -419,7 +487,56 @@ impl<M: Model> Explorer<M> {
         self.classes
             .push((eval.outcome_key.clone(), eval.outcome_summary.clone()));
         self.class_ids.insert(eval.outcome_key.clone(), id);
+        if M::SYMMETRIC {
+            self.class_worlds.push(world.clone());
+        }
         id
+    }
+
+    /// The number of a permutation (0 for the identity).
+    fn perm_id(&mut self, perm: Option<Box<[u8]>>) -> u32 {
+        let Some(perm) = perm else {
+            return 0;
+        };
+        if let Some(id) = self.perm_ids.get(&perm) {
+            return *id;
+        }
+        let id = self.perms.len() as u32;
+        self.perms.push(perm.clone());
+        self.perm_ids.insert(perm, id);
+        id
+    }
+
+    /// The class of the finished worlds of class `class` permuted by `perm`: computed once
+    /// from the class's kept world. Expectations name no permuted client
+    /// ([`Model::canonical`]), so the violations stay the same (checked in debug builds).
+    fn map_class(&mut self, class: u32, perm: u32) -> u32 {
+        if perm == 0 {
+            return class;
+        }
+        if let Some(id) = self.class_map.get(&scenario::pair(class, perm)[..]) {
+            return *id;
+        }
+        let world = &self.class_worlds[class as usize];
+        let moved = self.model.permute(world, &self.perms[perm as usize]);
+        let eval = self.model.evaluate(&moved);
+        debug_assert_eq!(
+            eval.violated,
+            self.model.evaluate(world).violated,
+            "a permutation changed which expectations fail"
+        );
+        let id = self.class_of(&eval, &moved);
+        self.class_map
+            .insert(scenario::pair(class, perm).into(), id);
+        id
+    }
+
+    /// The classes of summary `id`'s outcomes seen through `perm` (`None`: the identity).
+    fn mapped_keys(&mut self, summary: &Compact, perm: u32) -> Option<Vec<u32>> {
+        (M::SYMMETRIC && perm != 0).then(|| {
+            let keys: Vec<u32> = summary.outcomes.iter().map(|(k, _)| *k).collect();
+            keys.into_iter().map(|k| self.map_class(k, perm)).collect()
+        })
     }
 
     /// Does at most `budget` transitions of work; returns where the search stands.
@@ -444,19 +561,25 @@ impl<M: Model> Explorer<M> {
                 let summary = if finished {
                     self.covered.add_u64(1);
                     let eval = self.model.evaluate(&frame.world);
-                    let class = self.class_of(&eval);
+                    let class = self.class_of(&eval, &frame.world);
                     Compact::terminal(&eval, class)
                 } else {
                     frame.acc
                 };
-                let Some(parent) = self.stack.last_mut() else {
+                if self.stack.is_empty() {
                     self.root = Some(summary);
                     continue;
-                };
+                }
+                let keys = self.mapped_keys(&summary, frame.perm);
+                let parent = self.stack.last_mut().expect("checked above");
                 let id = self.summaries.len() as u32;
-                parent
-                    .acc
-                    .absorb(&mut self.edges, &frame.edge, id, &summary);
+                parent.acc.absorb(
+                    &mut self.edges,
+                    &frame.edge,
+                    (id, frame.perm),
+                    &summary,
+                    keys.as_deref(),
+                );
                 self.summaries.push(summary);
                 // Only complete summaries may be memoised and reused.
                 if self.stopped_by.is_none() {
@@ -478,14 +601,24 @@ impl<M: Model> Explorer<M> {
                 continue;
             }
             let (child, edge) = self.model.advance(&top.world, client);
+            let (child, perm) = if M::SYMMETRIC {
+                let (child, perm) = self.model.canonical(child);
+                (child, self.perm_id(perm))
+            } else {
+                (child, 0)
+            };
             let code = self.model.encode(&child);
             let key = fingerprint(&code);
             if let Some(id) = lookup(&self.memo, &code, key) {
-                let found = &self.summaries[id as usize];
+                let found = std::mem::take(&mut self.summaries[id as usize]);
                 self.covered.add(&found.schedules);
+                let keys = self.mapped_keys(&found, perm);
                 if let Some(parent) = self.stack.last_mut() {
-                    parent.acc.absorb(&mut self.edges, &edge, id, found);
+                    parent
+                        .acc
+                        .absorb(&mut self.edges, &edge, (id, perm), &found, keys.as_deref());
                 }
+                self.summaries[id as usize] = found;
                 continue;
             }
             self.states += 1;
@@ -494,6 +627,7 @@ impl<M: Model> Explorer<M> {
                 world: child,
                 code,
                 edge,
+                perm,
                 choices,
                 next: 0,
                 depth,
@@ -544,14 +678,26 @@ impl<M: Model> Explorer<M> {
     }
 
     /// The letters of `path` and of the paths it continues with (`pick` reads the next one
-    /// from a child's summary: the same expectation's or class's).
-    fn letters(&self, mut path: Path, pick: impl Fn(&Compact) -> Option<Path>) -> Vec<u8> {
+    /// from a child's summary: the same expectation's, or the class the path names), each
+    /// mapped to the root's clients through the permutations on the way.
+    fn letters(&self, mut path: Path, pick: impl Fn(&Compact, &Path) -> Option<Path>) -> Vec<u8> {
         let want = path.len as usize;
         let mut out = Vec::with_capacity(want);
+        // The root's slot of each client of the summary reached (letters are `a` to `z`).
+        let mut slots: Vec<u8> = (0..26).collect();
         while path.edge != NONE {
-            out.extend_from_slice(&self.edges.letters[path.edge as usize]);
+            let edge = &self.edges.letters[path.edge as usize];
+            if M::SYMMETRIC {
+                out.extend(edge.iter().map(|l| b'a' + slots[usize::from(l - b'a')]));
+            } else {
+                out.extend_from_slice(edge);
+            }
+            if M::SYMMETRIC && path.perm != 0 {
+                let perm = &self.perms[path.perm as usize];
+                slots = perm.iter().map(|&s| slots[usize::from(s)]).collect();
+            }
             let child = &self.summaries[path.next as usize];
-            path = pick(child).expect("a path goes on in the summary it names");
+            path = pick(child, &path).expect("a path goes on in the summary it names");
         }
         debug_assert_eq!(out.len(), want, "a path's length is its letters'");
         out
@@ -569,12 +715,12 @@ impl<M: Model> Explorer<M> {
                 .counterexamples
                 .iter()
                 .enumerate()
-                .map(|(i, c)| c.map(|p| self.letters(p, |s| s.counterexamples[i])))
+                .map(|(i, c)| c.map(|p| self.letters(p, |s, _| s.counterexamples[i])))
                 .collect(),
             outcomes: {
                 let mut outcomes = VecMap::new();
                 for (k, (count, p)) in root.outcomes.iter() {
-                    let example = self.letters(*p, |s| s.outcomes.get(k).map(|e| e.1));
+                    let example = self.letters(*p, |s, p| s.outcomes.get(&p.key).map(|e| e.1));
                     outcomes.insert(*k, (count.clone(), example));
                 }
                 outcomes

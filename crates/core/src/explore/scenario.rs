@@ -88,6 +88,33 @@
 //! panic). On the 5-client counter (43,737 states) the engine runs a few thousand distinct
 //! steps instead of one per edge (docs/explorer.md has the profile and the figures).
 //!
+//! # Symmetric clients
+//! Clients with the same program are interchangeable when nothing in the scenario tells them
+//! apart but their names ([`symmetry_groups`]: the same statement texts; no expectation,
+//! setup object, file or program mentions their names; no kubectl, `apply`, `file` or
+//! `managedFields` in the scenario). Swapping two of them maps a world to another with the
+//! same schedules up to renaming the letters: their slots swapped, and their names swapped
+//! wherever the world records them (field managers in every object of the store and of the
+//! clients' variables, with `managedFields` sorted again since the apiserver orders the
+//! entries by operation, time and manager name; the writers of provenance and of the
+//! lost-delete bookkeeping). [`Model::canonical`] keeps one representative per world: the
+//! slots of each group sorted by a signature of their states (the state with those names
+//! erased), ties by slot, and the names renamed to match; the permutation back is kept on the
+//! edge. The search then merges worlds with equal representatives and maps what it reuses:
+//! counts are the same, expectations name no permuted client so violations are the same,
+//! outcome classes are mapped through the permutation (the class of the permuted final world,
+//! computed once per class and permutation), and a counterexample or example is spelled out
+//! with its letters mapped by the permutations along its path, so every token names the
+//! original clients. `states` counts the representatives.
+//!
+//! This is exact because renaming commutes with every step: a step reads names only to
+//! compare them (is this manager me, who wrote this field), so the swapped client's step
+//! from the swapped world is the swapped step. [`ScenarioModel::verifying`] checks exactly
+//! that on every step (for a rotation of each group) and that each world is its
+//! representative permuted back; the tests compare schedules, violations and outcome classes
+//! with [`ScenarioModel::without_symmetry`] and replay every token. Leaving out the sort of
+//! `managedFields` or the renaming of provenance makes the verifying model panic.
+//!
 //! # Memory
 //! A memoised world costs its packed form in the memo plus its summary; the stores and client
 //! states are shared by all the worlds that have them (docs/explorer.md measures bytes per
@@ -111,6 +138,9 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::hash::Hash;
+
+#[cfg(feature = "symmetry")]
+mod symmetry;
 
 const SECOND: u64 = 1_000_000_000;
 
@@ -191,6 +221,9 @@ struct Tables {
     /// What stands in for the other clients while a step is computed: only its outcome and
     /// wake-up time are set (they decide the tie-break draw), everything else is empty.
     stand_in: ClientState,
+    /// Symmetry's tables ("Symmetric clients" in the module docs).
+    #[cfg(feature = "symmetry")]
+    sym: symmetry::SymTables,
 }
 
 impl Tables {
@@ -214,6 +247,8 @@ impl Tables {
                 kubectl: None,
                 terminal: None,
             },
+            #[cfg(feature = "symmetry")]
+            sym: symmetry::SymTables::new(),
         }
     }
 
@@ -260,7 +295,21 @@ pub struct ScenarioModel {
     /// The distinct stores, client states and transitions seen.
     tables: RefCell<Tables>,
     /// Recompute every reused transition on the whole world and panic on a difference.
+    #[cfg(feature = "verify")]
     verify: bool,
+    /// The groups of interchangeable clients (indices, sorted; each of two or more), empty
+    /// without the `symmetry` feature, when symmetry is off, or when no two clients qualify
+    /// (`symmetry::groups`).
+    groups: Vec<Vec<u32>>,
+}
+
+/// Two numbers as one key of a table keyed by bytes (one map type fewer in the page:
+/// docs/size.md).
+pub(crate) fn pair(a: u32, b: u32) -> [u8; 8] {
+    let mut k = [0u8; 8];
+    k[..4].copy_from_slice(&a.to_le_bytes());
+    k[4..].copy_from_slice(&b.to_le_bytes());
+    k
 }
 
 /// The most virtual time the sleeps of `stmts` can take in one run.
@@ -351,14 +400,37 @@ impl ScenarioModel {
                 .iter()
                 .any(|e| matches!(e.kind, ExpectKind::Prints { .. } | ExpectKind::Exits { .. })),
             tables: RefCell::new(Tables::new()),
+            #[cfg(feature = "verify")]
             verify: false,
+            #[cfg(feature = "symmetry")]
+            groups: symmetry::groups(scenario),
+            #[cfg(not(feature = "symmetry"))]
+            groups: Vec::new(),
         }
+    }
+
+    /// The model of [`ScenarioModel::new`] without symmetry reduction: the baseline the
+    /// reduction is tested and measured against.
+    pub fn without_symmetry(scenario: &Scenario) -> Self {
+        ScenarioModel {
+            groups: Vec::new(),
+            ..ScenarioModel::new(scenario)
+        }
+    }
+
+    /// The groups of interchangeable clients the model merges over (client indices).
+    pub fn symmetry(&self) -> &[Vec<u32>] {
+        &self.groups
     }
 
     /// The model of [`ScenarioModel::new`] that checks its transition table: every time a
     /// transition is reused, it is computed again on the whole world (no stand-ins) and must
     /// give the same store, client state, clock, generator, lost flag and letters, and leave
-    /// the other clients as they were. It panics otherwise. For tests: it runs every step.
+    /// the other clients as they were. With symmetric clients it also checks on every step
+    /// that the step commutes with swapping them, and that each world is its representative
+    /// permuted back. It panics otherwise. For tests: it runs every step (the `verify`
+    /// feature, on by default; the page leaves it out).
+    #[cfg(feature = "verify")]
     pub fn verifying(scenario: &Scenario) -> Self {
         ScenarioModel {
             verify: true,
@@ -707,6 +779,7 @@ fn describe_object(
 
 impl Model for ScenarioModel {
     type World = Packed;
+    const SYMMETRIC: bool = cfg!(feature = "symmetry");
 
     fn choices(&self, w: &Packed) -> Vec<u32> {
         let t = self.tables.borrow();
@@ -715,12 +788,58 @@ impl Model for ScenarioModel {
             .collect()
     }
 
-    /// Looks the transition up in the table by what it reads, or computes it once.
+    /// Looks the transition up in the table by what it reads, or computes it once. The
+    /// verifying model also checks that the step commutes with the symmetry: the step of the
+    /// swapped client from the swapped world is the swapped step.
     fn advance(&self, w: &Packed, client: u32) -> (Packed, Vec<u8>) {
+        let (next, letters) = self.step(w, client);
+        #[cfg(all(feature = "verify", feature = "symmetry"))]
+        if self.verify {
+            self.check_commutes(w, client, &next, &letters);
+        }
+        (next, letters)
+    }
+
+    fn evaluate(&self, w: &Packed) -> Evaluation {
+        let world = self.world(w);
+        let results = check_expectations(&self.scenario, &world);
+        let violated = self
+            .scenario
+            .expectations
+            .iter()
+            .zip(&results)
+            .map(|(e, r)| match e.kind {
+                ExpectKind::NoLostUpdates => w.lost,
+                _ => !r.holds,
+            })
+            .collect();
+        let (outcome_key, outcome_summary) = self.outcome(&world, w.lost);
+        Evaluation {
+            violated,
+            outcome_key,
+            outcome_summary,
+        }
+    }
+
+    #[cfg(feature = "symmetry")]
+    fn canonical(&self, w: Packed) -> (Packed, Option<Box<[u8]>>) {
+        self.representative(w)
+    }
+
+    #[cfg(feature = "symmetry")]
+    fn permute(&self, w: &Packed, perm: &[u8]) -> Packed {
+        self.apply(&mut self.tables.borrow_mut(), w, perm)
+    }
+}
+
+impl ScenarioModel {
+    /// A step of `client` from `w`, through the transition table.
+    fn step(&self, w: &Packed, client: u32) -> (Packed, Vec<u8>) {
         let mut t = self.tables.borrow_mut();
         let key = self.transition_key(&t, w, client);
         let id = match t.transition_ids.get(key.as_slice()) {
             Some(&id) => {
+                #[cfg(feature = "verify")]
                 if self.verify {
                     self.check(&mut t, w, client, id);
                 }
@@ -745,29 +864,9 @@ impl Model for ScenarioModel {
         self.normalise_time(&t, &mut next);
         (next, letters)
     }
-
-    fn evaluate(&self, w: &Packed) -> Evaluation {
-        let world = self.world(w);
-        let results = check_expectations(&self.scenario, &world);
-        let violated = self
-            .scenario
-            .expectations
-            .iter()
-            .zip(&results)
-            .map(|(e, r)| match e.kind {
-                ExpectKind::NoLostUpdates => w.lost,
-                _ => !r.holds,
-            })
-            .collect();
-        let (outcome_key, outcome_summary) = self.outcome(&world, w.lost);
-        Evaluation {
-            violated,
-            outcome_key,
-            outcome_summary,
-        }
-    }
 }
 
+#[cfg(feature = "verify")]
 impl ScenarioModel {
     /// [`ScenarioModel::verifying`]: the reused transition `id` equals the step on the whole
     /// world.
@@ -841,13 +940,19 @@ pub struct ExploreReport {
     pub expectations: Vec<ExpectationReport>,
     /// The outcome classes, most frequent first.
     pub outcomes: Vec<OutcomeReport>,
+    /// The groups of clients merged up to swapping them (symmetry reduction, the `symmetry`
+    /// feature: same program, never named by an expectation). `states` then counts worlds up
+    /// to swapping the clients of each group; the counts, violations, outcome classes and
+    /// tokens are the same as without it (tokens may pick another of equally short ones).
+    pub symmetric: Vec<Vec<String>>,
 }
 
 /// The version of the explorer report's JSON form.
 pub const REPORT_VERSION: u32 = 1;
 
 impl ExploreReport {
-    fn from_report(scenario: &Scenario, seed: u64, bounds: Bounds, r: Report) -> Self {
+    fn from_report(model: &ScenarioModel, seed: u64, bounds: Bounds, r: Report) -> Self {
+        let scenario = model.scenario();
         let token = |tail: &[u8]| compress(&[r.prefix.as_slice(), tail].concat());
         let expectations = scenario
             .expectations
@@ -893,6 +998,15 @@ impl ExploreReport {
             prefix: compress(&r.prefix),
             expectations,
             outcomes,
+            symmetric: model
+                .symmetry()
+                .iter()
+                .map(|g| {
+                    g.iter()
+                        .map(|&c| scenario.clients[c as usize].name.clone())
+                        .collect()
+                })
+                .collect(),
         }
     }
 
@@ -956,6 +1070,15 @@ impl ExploreReport {
                         .collect(),
                 ),
             ),
+            (
+                "symmetric",
+                Value::Array(
+                    self.symmetric
+                        .iter()
+                        .map(|g| Value::Array(g.iter().map(|n| n.clone().into()).collect()))
+                        .collect(),
+                ),
+            ),
         ])
     }
 
@@ -970,9 +1093,23 @@ impl ExploreReport {
                 format!("{n} {many}")
             }
         };
+        let mut swapped = String::new();
+        for (i, g) in self.symmetric.iter().enumerate() {
+            swapped.push_str(if i == 0 {
+                " up to swapping "
+            } else {
+                ", and swapping "
+            });
+            for (j, name) in g.iter().enumerate() {
+                if j > 0 {
+                    swapped.push_str(if j + 1 == g.len() { " and " } else { ", " });
+                }
+                swapped.push_str(name);
+            }
+        }
         let _ = writeln!(
             s,
-            "explored {} ({} distinct states){}",
+            "explored {} ({} distinct states{swapped}){}",
             plural(&self.schedules, "schedule", "schedules"),
             self.states,
             if self.complete { ", complete" } else { "" }
@@ -1085,7 +1222,7 @@ impl ScenarioExplorer {
     pub fn report(&self) -> Option<ExploreReport> {
         let r = self.explorer.report_if_done()?;
         Some(ExploreReport::from_report(
-            self.explorer.model().scenario(),
+            self.explorer.model(),
             self.seed,
             self.bounds,
             r,
@@ -1095,7 +1232,7 @@ impl ScenarioExplorer {
     /// Runs to the end and returns the report.
     pub fn finish(mut self) -> ExploreReport {
         let r = self.explorer.finish_mut();
-        ExploreReport::from_report(self.explorer.model().scenario(), self.seed, self.bounds, r)
+        ExploreReport::from_report(self.explorer.model(), self.seed, self.bounds, r)
     }
 }
 

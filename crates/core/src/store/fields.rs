@@ -1119,6 +1119,51 @@ pub(crate) fn render(managers: &[Manager]) -> Value {
     )
 }
 
+/// Renames the field managers that `rename` maps in every `managedFields` list inside `v`
+/// (an object's, or a copy of one anywhere in a value) and sorts each list again the way
+/// [`render`] sorts it, since the order depends on the names. The explorer's symmetry
+/// reduction renames clients this way (`explore::scenario`).
+#[cfg(feature = "symmetry")]
+pub(crate) fn rename_managed(v: &mut Value, rename: &dyn Fn(&str) -> Option<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if let (true, Value::Array(mf)) = (k == "managedFields", &mut *x) {
+                    rename_entries(mf, rename);
+                }
+                rename_managed(x, rename);
+            }
+        }
+        Value::Array(xs) => {
+            for x in xs {
+                rename_managed(x, rename);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(feature = "symmetry")]
+fn rename_entries(mf: &mut [Value], rename: &dyn Fn(&str) -> Option<String>) {
+    let mut renamed = false;
+    for e in mf.iter_mut() {
+        if let Some(Value::String(name)) = e.get_mut("manager") {
+            if let Some(new) = rename(name) {
+                *name = new;
+                renamed = true;
+            }
+        }
+    }
+    if renamed {
+        // `render`'s order; an absent subresource is `""`, as there.
+        fn key(e: &Value) -> [&str; 5] {
+            ["operation", "time", "manager", "apiVersion", "subresource"]
+                .map(|k| e.get(k).and_then(Value::as_str).unwrap_or(""))
+        }
+        crate::sort::sort_by(mf, |a, b| key(a).cmp(&key(b)));
+    }
+}
+
 /// Two manager lists equal but for their `time`s (`IgnoreManagedFieldsTimestampsTransformer`).
 pub(crate) fn same_ignoring_time(a: &[Manager], b: &[Manager]) -> bool {
     a.len() == b.len()

@@ -95,6 +95,8 @@ pub(crate) mod strategic_create;
 mod strict;
 pub mod table;
 
+#[cfg(feature = "symmetry")]
+pub(crate) use fields::rename_managed;
 pub use list::{list_filter, ListFilter};
 pub use provenance::join_path;
 pub use reference::{ObjectRef, Resource};
@@ -346,6 +348,43 @@ impl Store {
 
     /// Forgets the event log. The log is history only (no request reads it); the explorer
     /// clears it so that a world's value is its state, not the order of writes that made it.
+    /// The store with every name `rename` maps replaced: field managers (and
+    /// `managedFields` sorted again, as the order depends on the names), the writers of
+    /// provenance and of the lost-delete bookkeeping. It is what the same history leaves with
+    /// those clients' names swapped, but for the event log, which it leaves empty (the
+    /// explorer's symmetry reduction, `explore::scenario`, drops it anyway).
+    #[cfg(feature = "symmetry")]
+    pub fn renamed(&self, rename: &dyn Fn(&str) -> Option<String>) -> Store {
+        let name = |n: &mut String| {
+            if let Some(new) = rename(n) {
+                *n = new;
+            }
+        };
+        let mut out = self.clone();
+        for e in out.objects.values_mut() {
+            fields::rename_managed(&mut e.object, rename);
+            for m in &mut e.managers {
+                name(&mut m.name);
+            }
+            for p in e.provenance.values_mut() {
+                name(&mut p.writer);
+            }
+            // Keyed by the name: sorted again.
+            let writers = std::mem::take(&mut e.writers);
+            e.writers = VecMap::from_vec(
+                writers
+                    .into_iter()
+                    .map(|(mut w, r)| {
+                        name(&mut w);
+                        (w, r)
+                    })
+                    .collect(),
+            );
+        }
+        out.events.clear();
+        out
+    }
+
     pub fn clear_events(&mut self) {
         self.events.clear();
     }

@@ -438,6 +438,7 @@ fn merging_finished_clients_and_time_changes_no_count() {
 /// Every reused transition, recomputed on the whole world (no stand-ins for the other
 /// clients), gives the same result and leaves the other clients alone
 /// ([`ScenarioModel::verifying`] panics otherwise), and the report is the same.
+#[cfg(feature = "verify")]
 #[test]
 fn reused_transitions_equal_the_step_on_every_lesson() {
     for (s, r) in lesson_reports() {
@@ -458,6 +459,7 @@ fn reused_transitions_equal_the_step_on_every_lesson() {
     }
 }
 
+#[cfg(feature = "verify")]
 #[test]
 fn time_merging_pays_and_changes_no_count() {
     // retry-policies with the controller cut to its first three patches: sleeps, backoff with
@@ -592,9 +594,12 @@ fn json_form_has_the_documented_fields() {
             "seed",
             "prefix",
             "expectations",
-            "outcomes"
+            "outcomes",
+            "symmetric"
         ]
     );
+    // Alice and Bob write different values: no symmetry.
+    assert_eq!(j["symmetric"], serde_json::json!([]));
 }
 
 /// Three clients with 16 reads each: every interleaving is a distinct schedule, 48!/(16!)³ =
@@ -728,4 +733,153 @@ expect configmap/c metadata.finalizers == ["y", "x"]
     let r = full(&s);
     assert_eq!(r.schedules, 2);
     assert_eq!(violations(&r), vec![0, 0, 1]);
+}
+
+/// Symmetry reduction (clients with the same program are interchangeable): the explorer with
+/// it visits fewer states and reports the same schedules, violations and outcome classes with
+/// the same counts as without it, every token it gives replays to what it claims (the tokens
+/// name the original clients), and the verifying model checks on every step that the step
+/// commutes with swapping the clients and that a world is its representative permuted back.
+#[cfg(all(feature = "verify", feature = "symmetry"))]
+#[test]
+fn symmetric_clients_merge_and_change_no_count() {
+    // Two identical clients and a third with another program: only the two are swapped. The
+    // third's name sorts between theirs, so swapping them reorders `managedFields`.
+    let mixed = r#"
+object configmap/counter at resourceVersion 10:
+    data.count = "0"
+
+client alice:
+    retry on conflict:
+        c = get configmap/counter
+        c.data.count = c.data.count + 1
+        update c
+
+client zed:
+    retry on conflict:
+        c = get configmap/counter
+        c.data.count = c.data.count + 1
+        update c
+
+client mike:
+    c = get configmap/counter
+    c.data.extra = "x"
+    update c
+
+expect all clients succeed
+expect configmap/counter data.count == "2"
+expect no lost updates
+"#;
+    // Identical clients without retry, writing with a merge patch and a status update.
+    let patches = r#"
+object configmap/my-config at resourceVersion 100:
+    data.key = "initial"
+
+client one:
+    obj = get configmap/my-config
+    patch configmap/my-config merge {metadata: {resourceVersion: obj.metadata.resourceVersion}, data: {key: obj.data.key + "!"}}
+    obj = get configmap/my-config
+    update obj
+
+client two:
+    obj = get configmap/my-config
+    patch configmap/my-config merge {metadata: {resourceVersion: obj.metadata.resourceVersion}, data: {key: obj.data.key + "!"}}
+    obj = get configmap/my-config
+    update obj
+
+client three:
+    obj = get configmap/my-config
+    patch configmap/my-config merge {metadata: {resourceVersion: obj.metadata.resourceVersion}, data: {key: obj.data.key + "!"}}
+    obj = get configmap/my-config
+    update obj
+
+expect all clients succeed
+"#;
+    let texts = [
+        bench::counter(&["alice", "bob", "carol"]),
+        bench::counter(&["alice", "bob", "carol", "dave"]),
+        mixed.to_string(),
+        patches.to_string(),
+    ];
+    let groups: [&[&[u32]]; 4] = [&[&[0, 1, 2]], &[&[0, 1, 2, 3]], &[&[0, 1]], &[&[0, 1, 2]]];
+    for (text, want) in texts.iter().zip(groups) {
+        let s = scenario(text);
+        let model = ScenarioModel::verifying(&s);
+        let got: Vec<&[u32]> = model.symmetry().iter().map(Vec::as_slice).collect();
+        assert_eq!(got, want, "{text}");
+        let sym = ScenarioExplorer::with_model(model, 0, Bounds::default())
+            .expect("setup")
+            .finish();
+        let plain =
+            ScenarioExplorer::with_model(ScenarioModel::without_symmetry(&s), 0, Bounds::default())
+                .expect("setup")
+                .finish();
+        assert!(sym.complete && plain.complete);
+        let names: Vec<Vec<String>> = want
+            .iter()
+            .map(|g| {
+                g.iter()
+                    .map(|&c| s.clients[c as usize].name.clone())
+                    .collect()
+            })
+            .collect();
+        assert_eq!(sym.symmetric, names);
+        assert!(plain.symmetric.is_empty());
+        assert_eq!(sym.to_json()["symmetric"][0][0], names[0][0].as_str());
+        assert!(
+            sym.states < plain.states,
+            "{} states with symmetry, {} without",
+            sym.states,
+            plain.states
+        );
+        assert_eq!(sym.schedules, plain.schedules);
+        assert_eq!(violations(&sym), violations(&plain));
+        let classes = |r: &ExploreReport| -> BTreeMap<String, (Count, String)> {
+            r.outcomes
+                .iter()
+                .map(|o| (o.key.clone(), (o.count.clone(), o.summary.clone())))
+                .collect()
+        };
+        assert_eq!(classes(&sym), classes(&plain));
+        // Shortest tokens stay shortest (ties may pick another of the swapped clients).
+        for (a, b) in sym.expectations.iter().zip(&plain.expectations) {
+            let len = |t: &Option<String>| {
+                t.as_deref()
+                    .map(|t| parse_token(t, s.clients.len() as u32).expect("token").len())
+            };
+            assert_eq!(len(&a.counterexample), len(&b.counterexample), "{}", a.text);
+        }
+        replays(&s, &sym, 0);
+    }
+    let c3 = scenario(&bench::counter(&["alice", "bob", "carol"]));
+    let r = full(&c3);
+    agrees_with_brute_force(&c3, &r, 0);
+    assert!(r
+        .text()
+        .starts_with("explored 498 schedules (30 distinct states up to swapping alice, bob and carol), complete\n"));
+}
+
+/// Symmetry only swaps clients the scenario never tells apart: not a client an expectation
+/// names, not clients running kubectl, and not clients with different programs.
+#[cfg(feature = "symmetry")]
+#[test]
+fn symmetry_leaves_named_and_kubectl_clients_alone() {
+    let mut named = bench::counter(&["alice", "bob", "carol"]);
+    named.push_str("expect alice succeeds\n");
+    let s = scenario(&named);
+    let m = ScenarioModel::new(&s);
+    assert_eq!(m.symmetry(), &[vec![1, 2]]);
+    let kubectl = r#"
+object configmap/my-config at resourceVersion 100:
+    data.key = "initial"
+
+client alice:
+    kubectl get configmap my-config
+
+client bob:
+    kubectl get configmap my-config
+"#;
+    assert!(ScenarioModel::new(&scenario(kubectl)).symmetry().is_empty());
+    let seed = scenario(bench::SEED_STORY);
+    assert!(ScenarioModel::new(&seed).symmetry().is_empty());
 }
