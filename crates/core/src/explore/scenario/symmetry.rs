@@ -38,8 +38,9 @@ impl SymTables {
 /// actor or field manager, in a scenario without kubectl, `apply` or `file` statements (their
 /// texts and managers carry names the renaming does not reach), whose statements and
 /// expectations never mention `managedFields` (the only place a program can read a name
-/// from), and whose clients' sleeps together stay under a second. Other strings need no check: a literal is the same in every copy of a program, so
-/// it is the same whichever client wrote it.
+/// from), and whose clients' sleeps together stay under a second. Other strings need no
+/// check: a literal is the same in every copy of a program, so it is the same whichever client
+/// wrote it.
 pub(super) fn groups(s: &Scenario) -> Vec<Vec<u32>> {
     /// Whether the program rules symmetry out.
     fn excluded(stmts: &[Stmt]) -> bool {
