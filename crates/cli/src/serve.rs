@@ -302,6 +302,8 @@ async fn run(options: rvlab_server::Options) -> u8 {
             return EXIT_FAILED;
         }
     };
+    // Before anything is printed: a script may signal as soon as it reads the address.
+    let stop = stop_signal();
     let addr = server.local_addr();
     let kubeconfig = match server.kubeconfig() {
         Some(p) if wrote_kubeconfig => p.to_path_buf(),
@@ -338,7 +340,7 @@ async fn run(options: rvlab_server::Options) -> u8 {
             "note: no page at http://{addr}/ to watch the requests live: build it with `cargo xtask dist`, or pass --page DIR"
         );
     }
-    match server.run(stop_signal()).await {
+    match server.run(stop).await {
         Ok(()) => EXIT_OK,
         Err(e) => {
             eprintln!("error: {e}");
@@ -347,25 +349,35 @@ async fn run(options: rvlab_server::Options) -> u8 {
     }
 }
 
-/// Ctrl-C (SIGINT) or SIGTERM.
-async fn stop_signal() {
+/// Ctrl-C (SIGINT) or SIGTERM. The handlers are installed when this is called, before the
+/// address is printed: tokio installs a signal's handler when its stream is created, while the
+/// server's loop first polls this future only once no connection is waiting, so a SIGTERM sent
+/// right after the first requests could otherwise find no handler and kill the process
+/// (a test saw that once, under load).
+fn stop_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
+        let term = signal(SignalKind::terminate());
+        let interrupt = signal(SignalKind::interrupt());
+        async move {
+            match (term, interrupt) {
+                (Ok(mut term), Ok(mut interrupt)) => {
+                    tokio::select! {
+                        _ = interrupt.recv() => {}
+                        _ = term.recv() => {}
+                    }
                 }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
+                _ => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
