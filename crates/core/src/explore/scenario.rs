@@ -90,9 +90,11 @@
 //!
 //! # Symmetric clients
 //! Clients with the same program are interchangeable when nothing in the scenario tells them
-//! apart but their names ([`symmetry_groups`]: the same statement texts; no expectation,
-//! setup object, file or program mentions their names; no kubectl, `apply`, `file` or
-//! `managedFields` in the scenario). Swapping two of them maps a world to another with the
+//! apart but their names (`symmetry::groups`, the `symmetry` feature: the same statement
+//! texts; no expectation names them; no kubectl, `apply`, `file` or `managedFields` in the
+//! scenario; all sleeps together under a second, so that every write is stamped with the same
+//! second and an outcome class, which leaves out `managedFields` times, maps through a swap).
+//! Swapping two of them maps a world to another with the
 //! same schedules up to renaming the letters: their slots swapped, and their names swapped
 //! wherever the world records them (field managers in every object of the store and of the
 //! clients' variables, with `managedFields` sorted again since the apiserver orders the

@@ -346,8 +346,6 @@ impl Store {
         &self.events
     }
 
-    /// Forgets the event log. The log is history only (no request reads it); the explorer
-    /// clears it so that a world's value is its state, not the order of writes that made it.
     /// The store with every name `rename` maps replaced: field managers (and
     /// `managedFields` sorted again, as the order depends on the names), the writers of
     /// provenance and of the lost-delete bookkeeping. It is what the same history leaves with
@@ -385,6 +383,8 @@ impl Store {
         out
     }
 
+    /// Forgets the event log. The log is history only (no request reads it); the explorer
+    /// clears it so that a world's value is its state, not the order of writes that made it.
     pub fn clear_events(&mut self) {
         self.events.clear();
     }
