@@ -214,7 +214,17 @@ struct Compact {
     outcomes: VecMap<u32, (Count, Path)>,
 }
 
-/// The distinct edges (the letters of one transition), numbered.
+/// Two numbers as one key of a table keyed by bytes (one map type fewer in the page:
+/// docs/size.md).
+pub(crate) fn pair(a: u32, b: u32) -> [u8; 8] {
+    let mut k = [0u8; 8];
+    k[..4].copy_from_slice(&a.to_le_bytes());
+    k[4..].copy_from_slice(&b.to_le_bytes());
+    k
+}
+
+/// The distinct edges (the letters of one transition), numbered; also the distinct
+/// permutations of client slots ([`Model::canonical`]).
 #[derive(Default)]
 struct Edges {
     letters: Vec<Box<[u8]>>,
@@ -371,12 +381,11 @@ pub struct Explorer<M: Model> {
     class_ids: VecMap<String, u32>,
     /// A finished world of each class (to map classes under a permutation).
     class_worlds: Vec<M::World>,
-    /// The class of each (class, permutation) ([`scenario::pair`]), once computed.
+    /// The class of each (class, permutation) ([`pair`]), once computed.
     class_map: BTreeMap<Box<[u8]>, u32>,
-    /// The permutations of client slots met ([`Model::canonical`]), by number; 0 is the
-    /// identity (empty).
-    perms: Vec<Box<[u8]>>,
-    perm_ids: BTreeMap<Box<[u8]>, u32>,
+    /// The permutations of client slots met ([`Model::canonical`]), numbered like edges; 0
+    /// is the identity (empty).
+    perms: Edges,
     stack: Vec<Frame<M::World>>,
     states: u64,
     covered: Count,
@@ -468,8 +477,11 @@ impl<M: Model> Explorer<M> {
             class_ids: VecMap::new(),
             class_worlds: Vec::new(),
             class_map: BTreeMap::new(),
-            perms: vec![Box::default()],
-            perm_ids: BTreeMap::new(),
+            perms: {
+                let mut perms = Edges::default();
+                perms.id(&[]);
+                perms
+            },
             stack: vec![frame],
             states: 1,
             covered: Count::zero(),
@@ -493,20 +505,6 @@ impl<M: Model> Explorer<M> {
         id
     }
 
-    /// The number of a permutation (0 for the identity).
-    fn perm_id(&mut self, perm: Option<Box<[u8]>>) -> u32 {
-        let Some(perm) = perm else {
-            return 0;
-        };
-        if let Some(id) = self.perm_ids.get(&perm) {
-            return *id;
-        }
-        let id = self.perms.len() as u32;
-        self.perms.push(perm.clone());
-        self.perm_ids.insert(perm, id);
-        id
-    }
-
     /// The class of the finished worlds of class `class` permuted by `perm`: computed once
     /// from the class's kept world. Expectations name no permuted client
     /// ([`Model::canonical`]), so the violations stay the same (checked in debug builds).
@@ -514,11 +512,13 @@ impl<M: Model> Explorer<M> {
         if perm == 0 {
             return class;
         }
-        if let Some(id) = self.class_map.get(&scenario::pair(class, perm)[..]) {
+        if let Some(id) = self.class_map.get(&pair(class, perm)[..]) {
             return *id;
         }
         let world = &self.class_worlds[class as usize];
-        let moved = self.model.permute(world, &self.perms[perm as usize]);
+        let moved = self
+            .model
+            .permute(world, &self.perms.letters[perm as usize]);
         let eval = self.model.evaluate(&moved);
         debug_assert_eq!(
             eval.violated,
@@ -526,8 +526,7 @@ impl<M: Model> Explorer<M> {
             "a permutation changed which expectations fail"
         );
         let id = self.class_of(&eval, &moved);
-        self.class_map
-            .insert(scenario::pair(class, perm).into(), id);
+        self.class_map.insert(pair(class, perm).into(), id);
         id
     }
 
@@ -603,7 +602,7 @@ impl<M: Model> Explorer<M> {
             let (child, edge) = self.model.advance(&top.world, client);
             let (child, perm) = if M::SYMMETRIC {
                 let (child, perm) = self.model.canonical(child);
-                (child, self.perm_id(perm))
+                (child, perm.map_or(0, |p| self.perms.id(&p)))
             } else {
                 (child, 0)
             };
@@ -684,7 +683,11 @@ impl<M: Model> Explorer<M> {
         let want = path.len as usize;
         let mut out = Vec::with_capacity(want);
         // The root's slot of each client of the summary reached (letters are `a` to `z`).
-        let mut slots: Vec<u8> = (0..26).collect();
+        let mut slots: Vec<u8> = if M::SYMMETRIC {
+            (0..26).collect()
+        } else {
+            Vec::new()
+        };
         while path.edge != NONE {
             let edge = &self.edges.letters[path.edge as usize];
             if M::SYMMETRIC {
@@ -693,7 +696,7 @@ impl<M: Model> Explorer<M> {
                 out.extend_from_slice(edge);
             }
             if M::SYMMETRIC && path.perm != 0 {
-                let perm = &self.perms[path.perm as usize];
+                let perm = &self.perms.letters[path.perm as usize];
                 slots = perm.iter().map(|&s| slots[usize::from(s)]).collect();
             }
             let child = &self.summaries[path.next as usize];

@@ -305,15 +305,6 @@ pub struct ScenarioModel {
     groups: Vec<Vec<u32>>,
 }
 
-/// Two numbers as one key of a table keyed by bytes (one map type fewer in the page:
-/// docs/size.md).
-pub(crate) fn pair(a: u32, b: u32) -> [u8; 8] {
-    let mut k = [0u8; 8];
-    k[..4].copy_from_slice(&a.to_le_bytes());
-    k[4..].copy_from_slice(&b.to_le_bytes());
-    k
-}
-
 /// The most virtual time the sleeps of `stmts` can take in one run.
 fn max_sleep(stmts: &[Stmt]) -> u64 {
     stmts.iter().fold(0u64, |acc, s| {

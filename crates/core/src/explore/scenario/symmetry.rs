@@ -2,7 +2,7 @@
 //! a permutation on a packed world, and the representative the search keeps ("Symmetric
 //! clients" in [`super`]'s docs). The page leaves the feature out (docs/size.md).
 
-use super::pair;
+use super::super::pair;
 use super::{recorded, ClientState, Interned, Packed, ScenarioModel, Tables};
 use crate::lang::ast::{ExpectKind, Scenario, Stmt, StmtKind};
 use std::collections::BTreeMap;
