@@ -38,27 +38,25 @@ fn report() -> String {
         max_states: 5_000,
         ..Default::default()
     };
+    let digest = |id: &str, scenario: &rvlab_core::lang::ast::Scenario| {
+        let text = match rvlab_core::explore::explore(scenario, 0, bounds) {
+            Ok(report) => report.to_json().to_string(),
+            Err(err) => err.to_string(),
+        };
+        let print = rvlab_core::trace::fnv1a64(text.as_bytes());
+        format!("{id}={print:016x}")
+    };
     let mut reports = Vec::new();
     for lesson in LESSONS {
         if let Some(scenario) = lesson.parse().scenario {
-            let text = match rvlab_core::explore::explore(&scenario, 0, bounds) {
-                Ok(report) => report.to_json().to_string(),
-                Err(err) => err.to_string(),
-            };
-            let print = rvlab_core::trace::fnv1a64(text.as_bytes());
-            reports.push(format!("{}={print:016x}", lesson.id));
+            reports.push(digest(lesson.id, &scenario));
         }
     }
     // The 4-client counter too: with the `symmetry` feature its clients are merged up to
     // swapping them (class mapping and renamed tokens included).
     let counter = rvlab_core::explore::bench::counter(&["alice", "bob", "carol", "dave"]);
     if let Ok(scenario) = rvlab_core::explore::bench::parse_scenario(&counter) {
-        let text = match rvlab_core::explore::explore(&scenario, 0, bounds) {
-            Ok(report) => report.to_json().to_string(),
-            Err(err) => err.to_string(),
-        };
-        let print = rvlab_core::trace::fnv1a64(text.as_bytes());
-        reports.push(format!("counter-4={print:016x}"));
+        reports.push(digest("counter-4", &scenario));
     }
     out.push_str(&format!("explore: {}\n", reports.join(" ")));
     // Share links of every lesson's text, and of all of them at once (past the 32 KiB window).
