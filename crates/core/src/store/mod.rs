@@ -76,6 +76,8 @@ use serde_json::Value;
 use std::hash::{Hash, Hasher};
 
 mod base64;
+#[cfg(feature = "api")]
+pub mod etcd;
 mod fields;
 mod handler;
 pub(crate) mod list;
