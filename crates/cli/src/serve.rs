@@ -1,6 +1,6 @@
 //! `rvlab serve [FILE.rvl | lesson:ID] [--listen ADDR] [--kubeconfig FILE] [--trace FILE]
 //! [--page DIR] [--interfere POLICY [--interfere-field PATH] [--max-injections N] [--seed N]]
-//! [--stale-reads K]`, POLICY `read-write`, `same-field` or `scenario FILE`.
+//! [--stale-reads K] [--etcd URL[,URL…]]`, POLICY `read-write`, `same-field` or `scenario FILE`.
 
 use crate::args::Args;
 use crate::{input, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
@@ -12,7 +12,7 @@ use std::path::PathBuf;
 const HELP: &str =
     "Usage: rvlab serve [FILE.rvl | lesson:ID] [--listen ADDR] [--kubeconfig FILE] [--trace FILE]
                    [--page DIR] [--interfere POLICY [--interfere-field PATH] [--max-injections N]
-                   [--seed N]] [--stale-reads K]
+                   [--seed N]] [--stale-reads K] [--etcd URL[,URL...]]
        POLICY: read-write | same-field | scenario FILE
 
 Serves the Kubernetes API on the model store, for the real kubectl, the Python client and
@@ -53,6 +53,11 @@ Options:
   --stale-reads K    answer GET, LIST and watch from the store's state K writes ago (0 to 16;
                      0, the default, is off), as a lagging watch cache does; writes see the
                      current state. The plan is printed on standard error at start
+  --etcd URL[,URL...]
+                     keep the objects in this etcd cluster (its client URLs, such as
+                     http://127.0.0.1:2379) as the apiserver does, instead of in memory:
+                     several servers on one etcd are one API server. The setup's objects are
+                     put where their keys are absent. Not with --interfere or --stale-reads
 
 FILE may be `-` (standard input) or `lesson:ID`. See docs/serve.md.
 Exit codes: 0 stopped by Ctrl-C or SIGTERM, 1 cannot start (the file has errors, the address
@@ -105,6 +110,7 @@ pub fn main(argv: &[String]) -> u8 {
             "--max-injections",
             "--seed",
             "--stale-reads",
+            "--etcd",
         ],
         &[],
     ) {
@@ -163,6 +169,7 @@ pub fn main(argv: &[String]) -> u8 {
         interfere,
         page: args.value("--page").map(PathBuf::from),
         stale,
+        etcd: args.value("--etcd").map(str::to_string),
         ..rvlab_server::Options::default()
     };
     let rt = match tokio::runtime::Builder::new_multi_thread()

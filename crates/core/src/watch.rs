@@ -304,6 +304,39 @@ impl WatchCache {
         outcome
     }
 
+    /// Records a change seen on etcd's watch (`rvlab serve --etcd`: the server's cache follows
+    /// etcd, as the apiserver's does): `object` the object after it (`None`: deleted), `prev`
+    /// before it, `revision` the event's; `since` is the revision the cache started from (the
+    /// first call's counts).
+    pub fn record_change(
+        &mut self,
+        since: u64,
+        resource: Resource,
+        prev: Option<Value>,
+        object: Option<Value>,
+        revision: u64,
+    ) {
+        self.base.get_or_insert(since);
+        let (kind, object) = match object {
+            Some(o) if prev.is_some() => (EventType::Modified, o),
+            Some(o) => (EventType::Added, o),
+            None => {
+                let Some(mut last) = prev.clone() else { return };
+                set_meta(&mut last, "resourceVersion", revision.to_string().into());
+                (EventType::Deleted, last)
+            }
+        };
+        self.record(
+            resource,
+            Recorded {
+                kind,
+                object,
+                prev,
+                revision,
+            },
+        );
+    }
+
     fn record(&mut self, resource: Resource, ev: Recorded) {
         let capacity = self.capacity;
         let h = self

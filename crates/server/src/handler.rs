@@ -319,6 +319,21 @@ pub(crate) async fn handle(
         client::query_value(&pairs, "fieldManager"),
         user_agent.as_deref(),
     );
+    if let Some(etcd) = shared.etcd.as_ref() {
+        let outcome = on_etcd(
+            etcd,
+            &shared,
+            &request,
+            &target,
+            &pairs,
+            &name,
+            &program,
+            &path_q,
+            content_type.as_deref(),
+        )
+        .await;
+        return Ok(answer(outcome, table.as_ref()));
+    }
     let outcome = {
         let mut guard = shared.lock();
         let st = &mut *guard;
@@ -366,30 +381,8 @@ pub(crate) async fn handle(
                 outcome.revision,
             );
         }
-        // The trace shows the request as it came: the path as sent, and a body's media type
-        // as sent (a protobuf or YAML object body is traced decoded, under its own type:
-        // `kubectl create configmap` sends protobuf), the store's when none was given.
-        let sent_type = Some(body::media_type(content_type.as_deref())).filter(|m| !m.is_empty());
-        let traced = Request {
-            path: path_q.clone(),
-            content_type: request
-                .content_type
-                .clone()
-                .and(sent_type)
-                .or(request.content_type.clone()),
-            ..request.clone()
-        };
-        let index = st.trace.next_index();
-        let clock = shared.started.elapsed().as_secs_f64() * 1000.0;
-        let mut step = crate::trace::step_json(
-            index,
-            &name,
-            clock,
-            &traced,
-            &outcome.response,
-            outcome.revision,
-            &outcome.lost_updates,
-        );
+        let traced = traced_request(&request, &path_q, content_type.as_deref());
+        let mut step = step_of(st, &shared, &name, &traced, &outcome);
         if let (Some(s), Value::Object(m)) = (stale_read.clone(), &mut step) {
             m.insert("stale_read".into(), s);
         }
@@ -411,7 +404,12 @@ pub(crate) async fn handle(
         }
         outcome
     };
-    let body = match &table {
+    Ok(answer(outcome, table.as_ref()))
+}
+
+/// The HTTP answer of a served request: its body (or the Table asked for) and its warnings.
+fn answer(outcome: Outcome, table: Option<&TableWanted>) -> HttpResponse {
+    let body = match table {
         Some(t) if outcome.response.code == 200 => t.of(&outcome.response.body),
         _ => outcome.response.body,
     };
@@ -423,7 +421,102 @@ pub(crate) async fn handle(
             r.headers_mut().append(hyper::header::WARNING, v);
         }
     }
-    Ok(r)
+    r
+}
+
+/// The request as the trace shows it: the path as sent, and a body's media type as sent (a
+/// protobuf or YAML object body is traced decoded, under its own type: `kubectl create
+/// configmap` sends protobuf), the store's when none was given.
+fn traced_request(request: &Request, path_q: &str, content_type: Option<&str>) -> Request {
+    let sent_type = Some(body::media_type(content_type)).filter(|m| !m.is_empty());
+    Request {
+        path: path_q.to_string(),
+        content_type: request
+            .content_type
+            .clone()
+            .and(sent_type)
+            .or(request.content_type.clone()),
+        ..request.clone()
+    }
+}
+
+/// A served request's trace step.
+fn step_of(
+    st: &mut crate::State,
+    shared: &Shared,
+    name: &str,
+    traced: &Request,
+    outcome: &Outcome,
+) -> Value {
+    let index = st.trace.next_index();
+    let clock = shared.started.elapsed().as_secs_f64() * 1000.0;
+    crate::trace::step_json(
+        index,
+        name,
+        clock,
+        traced,
+        &outcome.response,
+        outcome.revision,
+        &outcome.lost_updates,
+    )
+}
+
+/// `--etcd`: one request served on etcd (`crate::etcd::serve`, no lock held across its
+/// calls), then recorded as on the model: the client's observed revisions, the trace.
+#[allow(clippy::too_many_arguments)]
+async fn on_etcd(
+    etcd: &crate::etcd::Etcd,
+    shared: &Shared,
+    request: &Request,
+    target: &Target,
+    pairs: &[(String, String)],
+    name: &str,
+    program: &str,
+    path_q: &str,
+    content_type: Option<&str>,
+) -> Outcome {
+    let actor = {
+        let st = shared.lock();
+        let observed = match target {
+            Target::Object(key) => st.observed.get(program, key),
+            _ => 0,
+        };
+        Actor {
+            name: name.to_string(),
+            base_revision: observed.max(client::body_revision(request.body.as_ref()).unwrap_or(0)),
+        }
+    };
+    let object = match target {
+        Target::Object((g, p, ns, n)) => {
+            client::resource_of(g, p).map(|resource| rvlab_core::store::ObjectRef {
+                resource,
+                namespace: ns.clone(),
+                name: n.clone(),
+            })
+        }
+        _ => None,
+    };
+    let outcome = crate::etcd::serve(etcd, shared, request, &actor, object.as_ref()).await;
+    let mut guard = shared.lock();
+    let st = &mut *guard;
+    if let Target::Object((g, p, _, _)) | Target::Collection(g, p, _) = target {
+        if g.contains('.') && (200..300).contains(&outcome.response.code) {
+            st.customs.insert((p.clone(), g.clone()));
+        }
+    }
+    if client::query_value(pairs, "dryRun").is_none() {
+        st.observed.record(
+            program,
+            target,
+            outcome.response.code,
+            &outcome.response.body,
+            outcome.revision,
+        );
+    }
+    let traced = traced_request(request, path_q, content_type);
+    let step = step_of(st, shared, name, &traced, &outcome);
+    st.trace.push(step);
+    outcome
 }
 
 /// Runs one request through the watch cache and the store (the path of every write, the
@@ -436,11 +529,20 @@ fn commit(
     now: u64,
 ) -> Outcome {
     let (store, rng, cache) = (&mut st.store, &mut st.rng, &mut st.cache);
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
+    let outcome = guarded(|| {
         let mut env = Env { now_ms: now, rng };
         cache.handle(store, request, actor, &mut env)
-    }))
-    .unwrap_or_else(|_| Outcome {
+    });
+    if outcome.revision.is_some() {
+        crate::stale::wrote(st);
+        shared.revision_tx.send_replace(st.store.revision());
+    }
+    outcome
+}
+
+/// Runs a store call, catching a panic as the apiserver's 500 (a bug in rvlab).
+pub(crate) fn guarded(serve: impl FnOnce() -> Outcome) -> Outcome {
+    catch_unwind(AssertUnwindSafe(serve)).unwrap_or_else(|_| Outcome {
         response: Response {
             code: 500,
             body: body::status(
@@ -452,12 +554,7 @@ fn commit(
         revision: None,
         lost_updates: Vec::new(),
         warnings: Vec::new(),
-    });
-    if outcome.revision.is_some() {
-        crate::stale::wrote(st);
-        shared.revision_tx.send_replace(st.store.revision());
-    }
-    outcome
+    })
 }
 
 /// `--interfere POLICY`: asks the core's interferer about the request about to be served and

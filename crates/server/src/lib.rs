@@ -10,6 +10,7 @@
 
 mod body;
 mod client;
+mod etcd;
 mod handler;
 mod http;
 mod kubeconfig;
@@ -56,6 +57,9 @@ pub struct Options {
     pub no_page: bool,
     /// Stale reads (`--stale-reads K`, issue #15; `rvlab_core::stale`): `None`, off.
     pub stale: Option<rvlab_core::stale::Settings>,
+    /// `--etcd URL[,URL…]` (issue #17): keep the objects in this etcd cluster (its client URLs)
+    /// instead of the in-memory model; `None`, the model.
+    pub etcd: Option<String>,
 }
 
 impl Default for Options {
@@ -70,6 +74,7 @@ impl Default for Options {
             page: None,
             no_page: false,
             stale: None,
+            etcd: None,
         }
     }
 }
@@ -137,6 +142,8 @@ pub(crate) struct Shared {
     pub live_viewers: std::sync::atomic::AtomicUsize,
     /// The page served at `/` (`page`).
     pub page: Option<PathBuf>,
+    /// `--etcd`: the cluster the objects live in (`etcd`); `None`, the model's store.
+    pub(crate) etcd: Option<etcd::Etcd>,
 }
 
 impl Shared {
@@ -242,7 +249,7 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
             (None, store, rng)
         }
     };
-    let customs = store
+    let mut customs: std::collections::BTreeSet<(String, String)> = store
         .objects()
         .filter_map(|(r, _)| match &r.resource {
             rvlab_core::store::Resource::Custom { plural, group } => {
@@ -264,6 +271,34 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
             Some(stale::Kept::new(settings, &store).map_err(|e| anyhow::anyhow!("{e}"))?)
         }
     };
+    let etcd = match options.etcd.as_deref() {
+        None => None,
+        Some(urls) => {
+            if options.interfere.is_some() || options.stale.is_some() {
+                anyhow::bail!(
+                    "--etcd cannot be combined with --interfere or --stale-reads (they work on the model's store)"
+                );
+            }
+            let etcd = etcd::Etcd::new(urls)?;
+            etcd.probe().await?;
+            etcd.load_setup(&store).await?;
+            Some(etcd)
+        }
+    };
+    // On etcd, the state's store is the watch cache's mirror of etcd (`etcd::follow`), read
+    // whole now; requests are served from etcd reads.
+    let store = match &etcd {
+        None => store,
+        Some(etcd) => etcd
+            .read_for(None, Instant::now() + etcd::REQUEST_DEADLINE)
+            .await
+            .map_err(|e| anyhow::anyhow!("--etcd: cannot read the registry: {}", e.0))?,
+    };
+    for (r, _) in store.objects() {
+        if let rvlab_core::store::Resource::Custom { plural, group } = &r.resource {
+            customs.insert((plural.clone(), group.clone()));
+        }
+    }
     let trace = trace::Trace::new(options.limits.trace_memory_bytes, options.trace.as_deref())?;
     let listener = tokio::net::TcpListener::bind(&options.listen)
         .await
@@ -318,7 +353,12 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
         live_tx: live::channel(),
         live_viewers: Default::default(),
         page,
+        etcd,
     });
+    if shared.etcd.is_some() {
+        let from = shared.lock().store.revision() + 1;
+        tokio::spawn(etcd::follow(shared.clone(), from));
+    }
     Ok(Server {
         listener,
         shared,

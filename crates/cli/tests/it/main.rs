@@ -16,3 +16,5 @@ mod explore;
 mod serve;
 // test: rvlab test -- COMMAND, a CI test runner over a real server (issue #15).
 mod test_cmd;
+// serve --etcd: replicas on one real etcd cluster, under load and faults (issue #17).
+mod etcd;

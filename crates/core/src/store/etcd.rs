@@ -113,32 +113,59 @@ impl Store {
             ..Store::default()
         };
         for (key, value, mod_revision) in kvs {
-            let Some(r) = parse_key(&key) else {
-                return Err(format!("{key}: not an object rvlab serves"));
-            };
-            if !value.is_object() {
-                return Err(format!("{key}: the value is not a JSON object"));
-            }
-            let mut object = value;
-            set_meta(&mut object, "resourceVersion", mod_revision.to_string().into());
-            let object = canonicalize(&r.resource, &object);
-            let managed = object.get("metadata").and_then(|m| m.get("managedFields"));
-            let managers = match managed {
-                None => Vec::new(),
-                Some(m) => fields::parse_managed(m)
-                    .ok_or_else(|| format!("{key}: managedFields rvlab cannot read"))?,
-            };
-            store.objects.insert(
-                r,
-                Entry {
-                    object,
-                    managers,
-                    provenance: Default::default(),
-                    writers: Default::default(),
-                },
-            );
+            store.put_etcd(&key, value, mod_revision)?;
         }
         Ok(store)
+    }
+
+    /// Puts one key as etcd holds it (a read's, or a watch event's), returning the object and
+    /// what was there before (the store's revision is left alone: [`Store::at_revision`]).
+    pub fn put_etcd(
+        &mut self,
+        key: &str,
+        value: Value,
+        mod_revision: u64,
+    ) -> Result<(ObjectRef, Option<Value>), String> {
+        let Some(r) = parse_key(key) else {
+            return Err(format!("{key}: not an object rvlab serves"));
+        };
+        if !value.is_object() {
+            return Err(format!("{key}: the value is not a JSON object"));
+        }
+        let mut object = value;
+        set_meta(
+            &mut object,
+            "resourceVersion",
+            mod_revision.to_string().into(),
+        );
+        let object = canonicalize(&r.resource, &object);
+        let managed = object.get("metadata").and_then(|m| m.get("managedFields"));
+        let managers = match managed {
+            None => Vec::new(),
+            Some(m) => fields::parse_managed(m)
+                .ok_or_else(|| format!("{key}: managedFields rvlab cannot read"))?,
+        };
+        let entry = Entry {
+            object,
+            managers,
+            provenance: Default::default(),
+            writers: Default::default(),
+        };
+        let prev = self.objects.remove(&r).map(|e| e.object);
+        self.objects.insert(r.clone(), entry);
+        Ok((r, prev))
+    }
+
+    /// Deletes one key (a watch event's): the object and what it was.
+    pub fn delete_etcd(&mut self, key: &str) -> Option<(ObjectRef, Value)> {
+        let r = parse_key(key)?;
+        let prev = self.objects.remove(&r)?.object;
+        Some((r, prev))
+    }
+
+    /// Sets the store's revision (etcd's header revision after the events applied).
+    pub fn at_revision(&mut self, revision: u64) {
+        self.revision = revision;
     }
 
     /// The key a write that took `revision` changed, `self` being the store after it and
@@ -201,7 +228,10 @@ mod tests {
             ..cm("default", "web")
         };
         for (r, key) in [
-            (cm("default", "my-config"), "/registry/configmaps/default/my-config"),
+            (
+                cm("default", "my-config"),
+                "/registry/configmaps/default/my-config",
+            ),
             (dep, "/registry/deployments/default/web"),
             (widget, "/registry/example.com/widgets/team-a/w"),
             (ns, "/registry/namespaces/team-a"),
@@ -270,7 +300,14 @@ mod tests {
             content_type: Some("application/json".into()),
             body: Some(serde_json::json!({"metadata": {"name": "c"}, "data": {"k": "v"}})),
         };
-        let out = store.handle(&create, &actor, &mut Env { now_ms: 0, rng: &mut rng });
+        let out = store.handle(
+            &create,
+            &actor,
+            &mut Env {
+                now_ms: 0,
+                rng: &mut rng,
+            },
+        );
         assert_eq!(out.revision, Some(8));
         let w = store.written(&before, 8).expect("a write");
         assert_eq!(w.key, "/registry/configmaps/default/c");
@@ -287,9 +324,19 @@ mod tests {
             content_type: None,
             body: None,
         };
-        let out = store.handle(&delete, &actor, &mut Env { now_ms: 0, rng: &mut rng });
+        let out = store.handle(
+            &delete,
+            &actor,
+            &mut Env {
+                now_ms: 0,
+                rng: &mut rng,
+            },
+        );
         let rev = out.revision.expect("a delete writes");
         let w = store.written(&before, rev).expect("a delete");
-        assert_eq!((w.key.as_str(), w.value), ("/registry/configmaps/default/c", None));
+        assert_eq!(
+            (w.key.as_str(), w.value),
+            ("/registry/configmaps/default/c", None)
+        );
     }
 }

@@ -1181,6 +1181,83 @@ pub(crate) fn same_ignoring_time(a: &[Manager], b: &[Manager]) -> bool {
 #[cfg(test)]
 mod smd;
 
+/// `metadata.managedFields` read back from an object as [`render`] wrote it (what etcd keeps:
+/// `rvlab serve --etcd` rebuilds its store from the stored objects, `super::etcd`). `None` for
+/// an entry this store could not have written (an unknown operation, fieldsType or
+/// subresource, a malformed FieldsV1 key).
+#[cfg(feature = "api")]
+pub(crate) fn parse_managed(v: &Value) -> Option<Vec<Manager>> {
+    fn element(key: &str) -> Option<PathElement> {
+        if let Some(f) = key.strip_prefix("f:") {
+            return Some(PathElement::Field(f.to_string()));
+        }
+        if let Some(k) = key.strip_prefix("k:") {
+            let Ok(Value::Object(m)) = serde_json::from_str::<Value>(k) else {
+                return None;
+            };
+            return Some(PathElement::Key(m.into_iter().collect()));
+        }
+        let v = key.strip_prefix("v:")?;
+        serde_json::from_str(v).ok().map(PathElement::Value)
+    }
+    fn walk(node: &Map<String, Value>, path: &mut FieldPath, out: &mut Vec<FieldPath>) -> bool {
+        if node.is_empty() || node.contains_key(".") {
+            out.push(path.clone());
+        }
+        for (k, child) in node {
+            if k == "." {
+                continue;
+            }
+            let (Some(pe), Some(c)) = (element(k), child.as_object()) else {
+                return false;
+            };
+            path.push(pe);
+            let ok = walk(c, path, out);
+            path.pop();
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+    let mut managers = Vec::new();
+    for e in v.as_array()? {
+        let text = |k: &str| e.get(k).and_then(Value::as_str);
+        let operation = match text("operation")? {
+            "Apply" => Operation::Apply,
+            "Update" => Operation::Update,
+            _ => return None,
+        };
+        let subresource = match text("subresource").unwrap_or("") {
+            "" => "",
+            "status" => "status",
+            _ => return None,
+        };
+        if text("fieldsType")? != "FieldsV1" {
+            return None;
+        }
+        let mut paths = Vec::new();
+        let root = e.get("fieldsV1")?.as_object()?;
+        if !walk(root, &mut Vec::new(), &mut paths) {
+            return None;
+        }
+        // The root itself is no member (an empty trie is an empty set).
+        let mut set = FieldSet::new();
+        for p in paths.into_iter().filter(|p| !p.is_empty()) {
+            set.insert(p);
+        }
+        managers.push(Manager {
+            name: text("manager")?.to_string(),
+            operation,
+            api_version: text("apiVersion")?.to_string(),
+            time: text("time")?.to_string(),
+            set,
+            subresource,
+        });
+    }
+    Some(managers)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1421,81 +1498,4 @@ type core.v1.ContainerPort
         let (a, b) = (vec![f("a"), f("x")], vec![f("b")]);
         assert_eq!(iterate_order(vec![&a, &b]), vec![&b, &a]);
     }
-}
-
-/// `metadata.managedFields` read back from an object as [`render`] wrote it (what etcd keeps:
-/// `rvlab serve --etcd` rebuilds its store from the stored objects, `super::etcd`). `None` for
-/// an entry this store could not have written (an unknown operation, fieldsType or
-/// subresource, a malformed FieldsV1 key).
-#[cfg(feature = "api")]
-pub(crate) fn parse_managed(v: &Value) -> Option<Vec<Manager>> {
-    fn element(key: &str) -> Option<PathElement> {
-        if let Some(f) = key.strip_prefix("f:") {
-            return Some(PathElement::Field(f.to_string()));
-        }
-        if let Some(k) = key.strip_prefix("k:") {
-            let Ok(Value::Object(m)) = serde_json::from_str::<Value>(k) else {
-                return None;
-            };
-            return Some(PathElement::Key(m.into_iter().collect()));
-        }
-        let v = key.strip_prefix("v:")?;
-        serde_json::from_str(v).ok().map(PathElement::Value)
-    }
-    fn walk(node: &Map<String, Value>, path: &mut FieldPath, out: &mut Vec<FieldPath>) -> bool {
-        if node.is_empty() || node.contains_key(".") {
-            out.push(path.clone());
-        }
-        for (k, child) in node {
-            if k == "." {
-                continue;
-            }
-            let (Some(pe), Some(c)) = (element(k), child.as_object()) else {
-                return false;
-            };
-            path.push(pe);
-            let ok = walk(c, path, out);
-            path.pop();
-            if !ok {
-                return false;
-            }
-        }
-        true
-    }
-    let mut managers = Vec::new();
-    for e in v.as_array()? {
-        let text = |k: &str| e.get(k).and_then(Value::as_str);
-        let operation = match text("operation")? {
-            "Apply" => Operation::Apply,
-            "Update" => Operation::Update,
-            _ => return None,
-        };
-        let subresource = match text("subresource").unwrap_or("") {
-            "" => "",
-            "status" => "status",
-            _ => return None,
-        };
-        if text("fieldsType")? != "FieldsV1" {
-            return None;
-        }
-        let mut paths = Vec::new();
-        let root = e.get("fieldsV1")?.as_object()?;
-        if !walk(root, &mut Vec::new(), &mut paths) {
-            return None;
-        }
-        // The root itself is no member (an empty trie is an empty set).
-        let mut set = FieldSet::new();
-        for p in paths.into_iter().filter(|p| !p.is_empty()) {
-            set.insert(p);
-        }
-        managers.push(Manager {
-            name: text("manager")?.to_string(),
-            operation,
-            api_version: text("apiVersion")?.to_string(),
-            time: text("time")?.to_string(),
-            set,
-            subresource,
-        });
-    }
-    Some(managers)
 }

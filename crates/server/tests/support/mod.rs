@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod etcd;
+
 use rvlab_server::{spawn, Handle, Options};
 use serde_json::Value;
 use std::io::{Read, Write};
