@@ -27,6 +27,7 @@ pub fn bench(args: &[String]) -> Result<()> {
     explorer_throughput()?;
     explorer_vs_stateright()?;
     server_throughput(runs)?;
+    etcd_throughput(runs)?;
     run(cmd(
         "cargo",
         &[
@@ -207,6 +208,25 @@ fn server_throughput(runs: u32) -> Result<()> {
             "rvlab-clients",
             "--bin",
             "rvlab-server-bench",
+            "--",
+            "--runs",
+            &runs.to_string(),
+        ],
+    ))
+}
+
+/// `rvlab serve --etcd` next to raw etcd transactions from the same client (issue #17).
+fn etcd_throughput(runs: u32) -> Result<()> {
+    run(cmd(
+        "cargo",
+        &[
+            "run",
+            "--quiet",
+            "--release",
+            "-p",
+            "rvlab-clients",
+            "--bin",
+            "rvlab-etcd-bench",
             "--",
             "--runs",
             &runs.to_string(),

@@ -86,6 +86,7 @@ pub fn install() -> Result<()> {
     chromium()?;
     python_client()?;
     kubectl()?;
+    etcd()?;
     Ok(())
 }
 
@@ -237,6 +238,21 @@ fn npm_install(tool: &str, package: &str, version: &str) -> Result<()> {
             &format!("{package}@{version}"),
         ],
     ))
+}
+
+/// Debian's etcd-server (3.4): the `rvlab serve --etcd` tests start their own members on
+/// loopback (crates/server/tests/support/etcd.rs), so the package's own service is not used.
+pub const ETCD: &str = "/usr/bin/etcd";
+
+fn etcd() -> Result<()> {
+    if Path::new(ETCD).exists() {
+        let version = probe(cmd(ETCD, &["--version"])).unwrap_or_default();
+        let first = version.lines().next().unwrap_or("").to_string();
+        ok("etcd", &format!("{ETCD}, {first}"));
+        return Ok(());
+    }
+    doing("etcd", "apt-get install etcd-server");
+    apt_install(&["etcd-server"])
 }
 
 fn chromium() -> Result<()> {

@@ -1,7 +1,9 @@
 //! Real etcd clusters on loopback for the `--etcd` tests: Debian's `etcd-server` (3.4), which
 //! `cargo xtask test` installs. Each member gets free ports and its own data directory under a
 //! fresh temporary directory; dropping the cluster kills every member. Self-contained: the
-//! CLI's tests include it too (`crates/cli/tests/it/etcd.rs`).
+//! CLI's tests include it too (`crates/cli/tests/it/etcd.rs`) and the benchmark (`rvlab-etcd-bench`), each using a part.
+
+#![allow(dead_code)]
 
 use serde_json::Value;
 use std::net::{SocketAddr, TcpListener};
@@ -189,7 +191,6 @@ impl Cluster {
     }
 
     /// Deletes every key under `/registry/` (between tests on one cluster).
-    #[allow(dead_code)]
     pub fn clear(&self) {
         let body = serde_json::json!({"key": "L3JlZ2lzdHJ5Lw==", "range_end": "L3JlZ2lzdHJ5MA=="});
         self.call(0, "/v3/kv/deleterange", &body)
