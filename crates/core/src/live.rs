@@ -355,6 +355,7 @@ impl Live {
             request: Some(rec.request.clone()),
             response: Some(rec.response.clone()),
             sent_resource_version: engine::sent_resource_version(&rec.request),
+            stored_revision: before.revision,
             revision: outcome.revision,
             narration,
             lost_updates: outcome.lost_updates.clone(),

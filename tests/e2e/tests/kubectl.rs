@@ -77,6 +77,12 @@ fn the_seed_in_kubectl_plays_step_by_step_in_the_kubectl_build() {
         );
         ensure!(bob.contains("$ kubectl apply --server-side -f my-config.yaml\nerror: Operation cannot be fulfilled"), "{bob:?}");
         page.wait_text_contains("terminal-bob", "exit 1")?;
+        // The last step's storage step: the apiserver refuses the stale version on its own
+        // read of the key, before any etcd transaction.
+        page.wait_text_contains(
+            "storage-step",
+            "read /registry/configmaps/default/my-config: mod_revision 2; resourceVersion 1 ≠ 2 → 409, no etcd transaction",
+        )?;
         let alice = terminal(page, "alice")?;
         ensure!(
             alice.ends_with("configmap/my-config serverside-applied\n"),

@@ -286,6 +286,7 @@ impl World {
         rec.target = target;
         rec.mark = narrate::mark(&response, !lost_updates.is_empty());
         rec.sent_resource_version = super::request::sent_resource_version(&request);
+        rec.stored_revision = before;
         rec.revision = revision;
         rec.lost_updates = lost_updates;
         let next = machine.receive(

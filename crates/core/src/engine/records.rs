@@ -155,6 +155,9 @@ pub struct StepRecord {
     /// The resourceVersion the request carried in its body, as sent (see
     /// `request::sent_resource_version`).
     pub sent_resource_version: Option<String>,
+    /// The target's resourceVersion in the store when the request was served (its etcd
+    /// `mod_revision`; `None`: absent), for the storage step (`view::StepView::storage`).
+    pub stored_revision: Option<u64>,
     pub response: Option<Response>,
     /// The revision the request wrote, if it changed the store.
     pub revision: Option<u64>,
@@ -201,6 +204,7 @@ impl StepRecord {
             target: None,
             request: None,
             sent_resource_version: None,
+            stored_revision: None,
             response: None,
             revision: None,
             lost_updates: Vec::new(),

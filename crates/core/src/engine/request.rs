@@ -475,6 +475,7 @@ impl World {
         let mut sentence = narrate::request(&ctx);
         rec.mark = narrate::mark(&response, !lost_updates.is_empty());
         rec.sent_resource_version = sent_resource_version(&request);
+        rec.stored_revision = before;
         rec.request = Some(request);
         rec.revision = revision;
         rec.lost_updates = lost_updates;

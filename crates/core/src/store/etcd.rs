@@ -24,24 +24,9 @@ use serde_json::Value;
 /// The prefix every object's key starts with (one range over it reads the whole registry).
 pub const REGISTRY: &str = "/registry/";
 
-/// The object's key in etcd, as the apiserver names it.
+/// The object's key in etcd, as the apiserver names it ([`ObjectRef::registry_key`]).
 pub fn registry_key(r: &ObjectRef) -> String {
-    let mut k = String::from(REGISTRY);
-    match &r.resource {
-        Resource::Custom { plural, group } => {
-            k.push_str(group);
-            k.push('/');
-            k.push_str(plural);
-        }
-        res => k.push_str(res.plural()),
-    }
-    if !r.resource.is_cluster_scoped() {
-        k.push('/');
-        k.push_str(&r.namespace);
-    }
-    k.push('/');
-    k.push_str(&r.name);
-    k
+    r.registry_key()
 }
 
 /// The object a registry key names; `None` for a key this store does not serve.

@@ -106,6 +106,25 @@ pub struct ObjectRef {
 }
 
 impl ObjectRef {
+    /// The object's key in etcd, as the apiserver names it: `/registry/configmaps/NS/NAME`,
+    /// `/registry/namespaces/NAME`, a custom resource under its group,
+    /// `/registry/GROUP/PLURAL/NS/NAME` (`store::etcd`; the inspector's storage step).
+    pub fn registry_key(&self) -> String {
+        let mut k = String::from("/registry/");
+        if let Resource::Custom { group, .. } = &self.resource {
+            k.push_str(group);
+            k.push('/');
+        }
+        k.push_str(self.resource.plural());
+        if !self.resource.is_cluster_scoped() {
+            k.push('/');
+            k.push_str(&self.namespace);
+        }
+        k.push('/');
+        k.push_str(&self.name);
+        k
+    }
+
     /// `/api/v1/namespaces/NS/configmaps` (POST target); `/api/v1/namespaces` for a Namespace.
     pub fn collection_path(&self) -> String {
         if self.resource.is_cluster_scoped() {

@@ -90,9 +90,8 @@ pub fn inspector(world: &WorldView, step: Option<&StepView>) -> Html {
                         <pre data-testid="response-body" tabindex="0" role="region" aria-label="Response body">{body.clone()}</pre>
                     }
                 </div>
-                if let Some(k) = &step.kubectl {
-                    <div class="kubectl">{el("span", "muted", "kubectl: ")}{super::el_id("code", "", "kubectl", k.clone())}</div>
-                }
+                {labelled("storage: ", "storage-step", &step.storage)}
+                {labelled("kubectl: ", "kubectl", &step.kubectl)}
             </>
         },
         Some(step) => el(
@@ -122,6 +121,16 @@ pub fn inspector(world: &WorldView, step: Option<&StepView>) -> Html {
                 </div>
             </div>
         </section>
+    }
+}
+
+/// `kubectl: COMMAND`, `storage: STEP`: a labelled line under the exchange, if there is one.
+fn labelled(label: &'static str, testid: &'static str, text: &Option<String>) -> Html {
+    match text {
+        Some(t) => html! {
+            <div class="kubectl">{el("span", "muted", label)}{super::el_id("code", "", testid, t.clone())}</div>
+        },
+        None => Html::default(),
     }
 }
 
@@ -188,9 +197,8 @@ pub fn http_exchange(step: Option<&StepView>) -> Html {
                         <pre data-testid="response-body" tabindex="0" role="region" aria-label="Response body">{body.clone()}</pre>
                     }
                 </div>
-                if let Some(k) = &step.kubectl {
-                    <div class="kubectl">{el("span", "muted", "kubectl: ")}{super::el_id("code", "", "kubectl", k.clone())}</div>
-                }
+                {labelled("storage: ", "storage-step", &step.storage)}
+                {labelled("kubectl: ", "kubectl", &step.kubectl)}
             </>
         },
         Some(step) => el(
