@@ -198,25 +198,16 @@ pub fn print_sizes(sizes: &[Size]) {
 /// uncontended PUT, and 2, 8, 32 clients doing re-read/reapply/retry on one object; medians of
 /// `runs` runs, printed as a table. Release profile, as a user's `rvlab serve` runs.
 fn server_throughput(runs: u32) -> Result<()> {
-    run(cmd(
-        "cargo",
-        &[
-            "run",
-            "--quiet",
-            "--release",
-            "-p",
-            "rvlab-clients",
-            "--bin",
-            "rvlab-server-bench",
-            "--",
-            "--runs",
-            &runs.to_string(),
-        ],
-    ))
+    clients_bench("rvlab-server-bench", runs)
 }
 
 /// `rvlab serve --etcd` next to raw etcd transactions from the same client (issue #17).
 fn etcd_throughput(runs: u32) -> Result<()> {
+    clients_bench("rvlab-etcd-bench", runs)
+}
+
+/// One of rvlab-clients' benchmark binaries, in release.
+fn clients_bench(bin: &str, runs: u32) -> Result<()> {
     run(cmd(
         "cargo",
         &[
@@ -226,7 +217,7 @@ fn etcd_throughput(runs: u32) -> Result<()> {
             "-p",
             "rvlab-clients",
             "--bin",
-            "rvlab-etcd-bench",
+            bin,
             "--",
             "--runs",
             &runs.to_string(),

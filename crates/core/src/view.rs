@@ -863,6 +863,11 @@ mod tests {
             Some(format!("read {key}: mod_revision 101; resourceVersion 100 ≠ 101 → 409, no etcd transaction")),
         ];
         let got: Vec<Option<String>> = storage.iter().map(|(_, s)| s.clone()).collect();
+        if !crate::kubectl::IN_BUILD {
+            // The page's first build leaves it out (docs/size.md).
+            assert!(got.iter().all(Option::is_none), "{storage:?}");
+            return;
+        }
         assert_eq!(got, want, "{storage:?}");
         let back = super::StepView::from_json(&steps[2].to_json()).expect("reads back");
         assert_eq!(back.storage, steps[2].storage);

@@ -271,41 +271,22 @@ impl WatchCache {
         actor: &Actor,
         env: &mut Env,
     ) -> Outcome {
-        self.base.get_or_insert(store.revision());
+        let since = store.revision();
+        self.base.get_or_insert(since);
         let writes = req.method != Method::Get;
         let addressed = if writes { store.addressed(req) } else { None };
         let outcome = store.handle(req, actor, env);
         let (Some(rev), Some((resource, prev))) = (outcome.revision, addressed) else {
             return outcome;
         };
-        let (kind, object) = if req.method == Method::Delete {
-            let Some(mut last) = prev.clone() else {
-                return outcome;
-            };
-            set_meta(&mut last, "resourceVersion", rev.to_string().into());
-            (EventType::Deleted, last)
-        } else {
-            let kind = if prev.is_some() {
-                EventType::Modified
-            } else {
-                EventType::Added
-            };
-            (kind, outcome.response.body.clone())
-        };
-        self.record(
-            resource,
-            Recorded {
-                kind,
-                object,
-                prev,
-                revision: rev,
-            },
-        );
+        let object = (req.method != Method::Delete).then(|| outcome.response.body.clone());
+        self.record_change(since, resource, prev, object, rev);
         outcome
     }
 
-    /// Records a change seen on etcd's watch (`rvlab serve --etcd`: the server's cache follows
-    /// etcd, as the apiserver's does): `object` the object after it (`None`: deleted), `prev`
+    /// Records a change: a served write's ([`WatchCache::handle`]) or one seen on etcd's watch
+    /// (`rvlab serve --etcd`: the server's cache follows etcd, as the apiserver's does): `object`
+    /// the object after it (`None`: deleted), `prev`
     /// before it, `revision` the event's; `since` is the revision the cache started from (the
     /// first call's counts).
     pub fn record_change(

@@ -135,6 +135,18 @@ fn same(
                     }
                     ("uid", Value::String(p), Value::String(q)) => uids.check(p, q, "uid")?,
                     ("creationTimestamp" | "time", Value::String(_), Value::String(_)) => {}
+                    // Sorted by time first: two runs a second apart may order the entries
+                    // differently, so they are compared in manager order.
+                    ("managedFields", Value::Array(p), Value::Array(q)) => {
+                        let by_manager = |v: &Vec<Value>| {
+                            let mut v = v.clone();
+                            v.sort_by_key(|e| {
+                                (e["manager"].to_string(), e["operation"].to_string())
+                            });
+                            Value::Array(v)
+                        };
+                        same(&by_manager(p), &by_manager(q), rvs, uids, &here)?
+                    }
                     _ => same(v, w, rvs, uids, &here)?,
                 }
             }

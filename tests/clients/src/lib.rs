@@ -20,3 +20,13 @@ pub mod tools;
 
 pub use lab::Lab;
 pub use process::{Ran, Stream};
+
+/// The median of the benchmarks' runs (`rvlab-server-bench`, `rvlab-etcd-bench`); NaN for none.
+pub fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_unstable_by(f64::total_cmp);
+    match xs.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => xs[n / 2],
+        n => (xs[n / 2 - 1] + xs[n / 2]) / 2.0,
+    }
+}

@@ -13,6 +13,7 @@
 
 use anyhow::{bail, Context, Result};
 use rvlab_clients::http::AsyncHttp;
+use rvlab_clients::median;
 use std::time::{Duration, Instant};
 
 const OBJECT: &str = "/api/v1/namespaces/default/configmaps/my-config";
@@ -227,15 +228,6 @@ fn workloads() -> Vec<Workload> {
         clients: n,
     }));
     w
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_unstable_by(f64::total_cmp);
-    match xs.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => xs[n / 2],
-        n => (xs[n / 2 - 1] + xs[n / 2]) / 2.0,
-    }
 }
 
 fn parse_runs() -> Result<usize> {

@@ -17,6 +17,7 @@ mod cluster;
 
 use anyhow::{bail, Context, Result};
 use rvlab_clients::http::AsyncHttp;
+use rvlab_clients::median;
 use serde_json::{json, Value};
 use std::time::Instant;
 
@@ -153,15 +154,6 @@ async fn contended(url: &str, raw: bool) -> Result<f64> {
         t.await??;
     }
     Ok((per * CLIENTS) as f64 / start.elapsed().as_secs_f64())
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_unstable_by(f64::total_cmp);
-    match xs.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => xs[n / 2],
-        n => (xs[n / 2 - 1] + xs[n / 2]) / 2.0,
-    }
 }
 
 fn main() -> Result<()> {
