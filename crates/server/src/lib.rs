@@ -249,6 +249,17 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
             (None, store, rng)
         }
     };
+    // On etcd, replicas share one registry: each draws its own uids (a generator seeded by the
+    // clock and the process), or two replicas would give their creates the same uids.
+    let rng = match options.etcd {
+        None => rng,
+        Some(_) => {
+            let nanos = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            Rng::new(nanos ^ (u64::from(std::process::id()) << 32))
+        }
+    };
     let mut customs: std::collections::BTreeSet<(String, String)> = store
         .objects()
         .filter_map(|(r, _)| match &r.resource {

@@ -304,6 +304,23 @@ fn objects_live_at_their_registry_keys_without_their_resource_version() {
     .json();
     assert_eq!(seen["metadata"]["resourceVersion"], next.to_string());
     assert_eq!(seen["data"]["key"], "v");
+    // Creates through the two servers get different uids (each has its own generator).
+    let create = |addr, name: &str| {
+        let body = serde_json::json!({"metadata": {"name": name}, "data": {"k": "v"}});
+        let a = support::request(
+            addr,
+            "POST",
+            "/api/v1/namespaces/default/configmaps",
+            &[
+                ("Content-Type", "application/json"),
+                ("User-Agent", "alice/1"),
+            ],
+            body.to_string().as_bytes(),
+        );
+        assert_eq!(a.code, 201, "{}", a.text());
+        a.json()["metadata"]["uid"].as_str().unwrap().to_string()
+    };
+    assert_ne!(create(server.addr(), "one"), create(other.addr(), "two"));
 }
 
 /// A watch on one server sees the writes made through another: the server's watch cache
