@@ -133,6 +133,15 @@ pub fn resource_of(group: &str, plural: &str) -> Option<rvlab_core::store::Resou
     }
 }
 
+/// The store's object a path names, when its resource is one the store serves.
+pub fn object_of(key: &ObjectKey) -> Option<rvlab_core::store::ObjectRef> {
+    Some(rvlab_core::store::ObjectRef {
+        resource: resource_of(&key.0, &key.1)?,
+        namespace: key.2.clone(),
+        name: key.3.clone(),
+    })
+}
+
 /// The Kind a path's resource holds (for the decode errors that name it).
 pub fn kind_of(group: &str, plural: &str) -> Option<String> {
     resource_of(group, plural).map(|r| r.kind())

@@ -351,10 +351,9 @@ pub(crate) async fn follow(shared: std::sync::Arc<crate::Shared>, mut from: u64)
         };
         match followed {
             Ok(Followed::Compacted) => match etcd.read_for(None, far()).await {
-                Ok(mut store) => {
+                Ok(store) => {
                     from = store.revision() + 1;
                     let mut st = shared.lock();
-                    store.set_strict_namespaces(true);
                     st.store = store;
                     st.cache = rvlab_core::watch::WatchCache::default();
                     shared.revision_tx.send_replace(from - 1);

@@ -337,15 +337,7 @@ pub(crate) async fn handle(
     let outcome = {
         let mut guard = shared.lock();
         let st = &mut *guard;
-        let observed = match &target {
-            Target::Object(key) => st.observed.get(&program, key),
-            _ => 0,
-        };
-        let base = observed.max(client::body_revision(request.body.as_ref()).unwrap_or(0));
-        let actor = Actor {
-            name: name.clone(),
-            base_revision: base,
-        };
+        let actor = actor_of(st, &target, &program, &name, &request);
         let now = now_ms();
         // `dryRun` is the store's (it answers as written, on a copy): nothing is stored,
         // watched or observed.
@@ -367,20 +359,7 @@ pub(crate) async fn handle(
             now,
             &mut outcome,
         );
-        if let Target::Object((g, p, _, _)) | Target::Collection(g, p, _) = &target {
-            if g.contains('.') && (200..300).contains(&outcome.response.code) {
-                st.customs.insert((p.clone(), g.clone()));
-            }
-        }
-        if !dry_run {
-            st.observed.record(
-                &program,
-                &target,
-                outcome.response.code,
-                &outcome.response.body,
-                outcome.revision,
-            );
-        }
+        served(st, &target, &program, dry_run, &outcome);
         let traced = traced_request(&request, &path_q, content_type.as_deref());
         let mut step = step_of(st, &shared, &name, &traced, &outcome);
         if let (Some(s), Value::Object(m)) = (stale_read.clone(), &mut step) {
@@ -475,36 +454,50 @@ async fn on_etcd(
     path_q: &str,
     content_type: Option<&str>,
 ) -> Outcome {
-    let actor = {
-        let st = shared.lock();
-        let observed = match target {
-            Target::Object(key) => st.observed.get(program, key),
-            _ => 0,
-        };
-        Actor {
-            name: name.to_string(),
-            base_revision: observed.max(client::body_revision(request.body.as_ref()).unwrap_or(0)),
-        }
-    };
+    let actor = actor_of(&shared.lock(), target, program, name, request);
     let object = match target {
-        Target::Object((g, p, ns, n)) => {
-            client::resource_of(g, p).map(|resource| rvlab_core::store::ObjectRef {
-                resource,
-                namespace: ns.clone(),
-                name: n.clone(),
-            })
-        }
+        Target::Object(key) => client::object_of(key),
         _ => None,
     };
     let outcome = crate::etcd::serve(etcd, shared, request, &actor, object.as_ref()).await;
     let mut guard = shared.lock();
     let st = &mut *guard;
+    let dry_run = client::query_value(pairs, "dryRun").is_some();
+    served(st, target, program, dry_run, &outcome);
+    let traced = traced_request(request, path_q, content_type);
+    let step = step_of(st, shared, name, &traced, &outcome);
+    st.trace.push(step);
+    outcome
+}
+
+/// Who sends a request: its name, and as base the newer of what its program last observed of
+/// the object and the resourceVersion its body carries (lost updates for real clients).
+fn actor_of(
+    st: &crate::State,
+    target: &Target,
+    program: &str,
+    name: &str,
+    request: &Request,
+) -> Actor {
+    let observed = match target {
+        Target::Object(key) => st.observed.get(program, key),
+        _ => 0,
+    };
+    Actor {
+        name: name.to_string(),
+        base_revision: observed.max(client::body_revision(request.body.as_ref()).unwrap_or(0)),
+    }
+}
+
+/// The books after a served request: a custom resource that answered is served from now on
+/// (discovery), and unless it was a dry run the client observed its answer.
+fn served(st: &mut crate::State, target: &Target, program: &str, dry_run: bool, outcome: &Outcome) {
     if let Target::Object((g, p, _, _)) | Target::Collection(g, p, _) = target {
         if g.contains('.') && (200..300).contains(&outcome.response.code) {
             st.customs.insert((p.clone(), g.clone()));
         }
     }
-    if client::query_value(pairs, "dryRun").is_none() {
+    if !dry_run {
         st.observed.record(
             program,
             target,
@@ -513,10 +506,6 @@ async fn on_etcd(
             outcome.revision,
         );
     }
-    let traced = traced_request(request, path_q, content_type);
-    let step = step_of(st, shared, name, &traced, &outcome);
-    st.trace.push(step);
-    outcome
 }
 
 /// Runs one request through the watch cache and the store (the path of every write, the
@@ -580,13 +569,8 @@ fn interfere(
         return;
     };
     let Target::Object(key) = target else { return };
-    let Some(resource) = client::resource_of(&key.0, &key.1) else {
+    let Some(object) = client::object_of(key) else {
         return;
-    };
-    let object = rvlab_core::store::ObjectRef {
-        resource,
-        namespace: key.2.clone(),
-        name: key.3.clone(),
     };
     let seen = rvlab_core::interfere::Seen {
         client: client_name,

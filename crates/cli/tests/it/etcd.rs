@@ -9,8 +9,8 @@ mod cluster;
 
 use cluster::Cluster;
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -58,22 +58,10 @@ fn serve(cluster: &Cluster, dir: &std::path::Path, name: &str) -> Server {
     Server { child, addr }
 }
 
-/// One request; `None` when the server could not be reached or did not answer.
+/// One request to the counter; `None` when the server could not be reached or did not answer.
 fn call(addr: SocketAddr, method: &str, body: Option<&Value>) -> Option<(u16, Value)> {
-    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(40))).ok()?;
     let body = body.map(Value::to_string).unwrap_or_default();
-    let head = format!(
-        "{method} {PATH} HTTP/1.0\r\nHost: {addr}\r\nUser-Agent: counter/1.0\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    );
-    s.write_all(head.as_bytes()).ok()?;
-    s.write_all(body.as_bytes()).ok()?;
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).ok()?;
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let code = String::from_utf8_lossy(&raw[9..12]).parse().ok()?;
-    Some((code, serde_json::from_slice(&raw[split + 4..]).ok()?))
+    cluster::json_call(addr, method, PATH, &body, Duration::from_secs(40))
 }
 
 #[derive(Default)]

@@ -129,22 +129,11 @@ impl Cluster {
         let addr: SocketAddr = format!("127.0.0.1:{}", self.members[i].client)
             .parse()
             .unwrap();
-        let mut s = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()?;
-        s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
         let body = body.to_string();
-        // HTTP/1.0: the answer is the rest of the stream, never chunked.
-        let head = format!(
-            "POST {path} HTTP/1.0\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-            body.len()
-        );
-        use std::io::{Read, Write};
-        s.write_all(head.as_bytes()).ok()?;
-        s.write_all(body.as_bytes()).ok()?;
-        let mut raw = Vec::new();
-        s.read_to_end(&mut raw).ok()?;
-        let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
-        let ok = raw.starts_with(b"HTTP/1.0 200") || raw.starts_with(b"HTTP/1.1 200");
-        ok.then(|| serde_json::from_slice(&raw[split + 4..]).ok())?
+        match json_call(addr, "POST", path, &body, Duration::from_secs(5))? {
+            (200, v) => Some(v),
+            _ => None,
+        }
     }
 
     /// Waits until every running member serves a read (the cluster has a leader).
@@ -215,4 +204,30 @@ impl Drop for Cluster {
         }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// One JSON request over HTTP/1.0 (the answer is the rest of the stream, never chunked), to
+/// etcd's gateway or to a server: the status code and the JSON answer; `None` when the peer
+/// cannot be reached, or does not answer JSON within `timeout`.
+pub fn json_call(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+    timeout: Duration,
+) -> Option<(u16, Value)> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()?;
+    s.set_read_timeout(Some(timeout)).ok()?;
+    let head = format!(
+        "{method} {path} HTTP/1.0\r\nHost: {addr}\r\nUser-Agent: counter/1.0\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).ok()?;
+    s.write_all(body.as_bytes()).ok()?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).ok()?;
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let code = std::str::from_utf8(raw.get(9..12)?).ok()?.parse().ok()?;
+    Some((code, serde_json::from_slice(&raw[split + 4..]).ok()?))
 }
