@@ -237,3 +237,111 @@ fn members_the_leader_and_a_server_can_go_without_losing_an_acknowledged_write()
     b.child = Command::new("true").spawn().unwrap();
     assert_eq!(report.len(), 3);
 }
+
+/// Sends `signal` (`STOP`, `CONT`) to a server process.
+fn signal(server: &Server, signal: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(server.child.id().to_string())
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill -{signal}");
+}
+
+/// A watch on the counter's collection through `addr`, from `rv` (none: the state first),
+/// for one second: its events.
+fn watch(addr: SocketAddr, rv: Option<&str>) -> Vec<Value> {
+    let from = rv
+        .map(|rv| format!("&resourceVersion={rv}"))
+        .unwrap_or_default();
+    let path = format!("/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1{from}");
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).expect("the server listens");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).expect("the watch ends");
+    let (head, body) = raw.split_once("\r\n\r\n").expect("an HTTP answer");
+    assert!(
+        head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"),
+        "{head}"
+    );
+    body.lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON event per line"))
+        .collect()
+}
+
+/// etcd compacts past the revision a server's watch cache has followed to while the server
+/// cannot follow (stopped with SIGSTOP while its member restarts and another server writes):
+/// its watch cannot be resumed, so it reads the registry again and the cache starts over, as
+/// the apiserver's cacher relists. A watch from before the compaction is then the 410 Expired
+/// event, and a watch's initial state has the write it missed.
+#[test]
+fn after_a_compaction_the_watch_cache_reads_the_registry_again() {
+    let dir = crate::support::temp_dir("etcd-compaction");
+    let mut cluster = Cluster::start(1);
+    let a = serve(&cluster, &dir, "a");
+    let Some((200, before)) = call(a.addr, "GET", None) else {
+        panic!("the counter cannot be read");
+    };
+    let old = before["metadata"]["resourceVersion"].as_str().unwrap();
+    let seen = watch(a.addr, Some(old));
+    assert_eq!(seen, Vec::<Value>::new(), "nothing since the read");
+    signal(&a, "STOP");
+    cluster.stop_member(0);
+    cluster.start_member(0);
+    cluster.wait_ready();
+    let b = serve(&cluster, &dir, "b");
+    // Two writes, so that the compaction (at the second) is past the revision the server
+    // watches again from (etcd still serves a watch from the compacted revision itself).
+    let mut written = before.clone();
+    for count in ["41", "42"] {
+        written["data"]["count"] = count.into();
+        let Some((200, w)) = call(b.addr, "PUT", Some(&written)) else {
+            panic!("the write through b failed");
+        };
+        written = w;
+    }
+    let rv = written["metadata"]["resourceVersion"].as_str().unwrap();
+    let compacted = cluster.call(
+        0,
+        "/v3/kv/compaction",
+        &serde_json::json!({ "revision": rv, "physical": true }),
+    );
+    assert!(compacted.is_some(), "etcd compacts at {rv}");
+    signal(&a, "CONT");
+    // The server sees the compaction when it watches again (its stream ended with the member).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let state = watch(a.addr, None);
+        let counts: Vec<&Value> = state
+            .iter()
+            .map(|e| &e["object"]["data"]["count"])
+            .collect();
+        if counts == ["42"] {
+            assert_eq!(state[0]["type"], "ADDED");
+            assert_eq!(state[0]["object"]["metadata"]["resourceVersion"], rv);
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the watch cache still shows {state:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let expired = watch(a.addr, Some(old));
+    assert_eq!(expired.len(), 1, "{expired:?}");
+    assert_eq!(expired[0]["type"], "ERROR");
+    let status = &expired[0]["object"];
+    assert_eq!(
+        (&status["code"], &status["reason"]),
+        (&Value::from(410), &Value::from("Expired"))
+    );
+    let message = status["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!("too old resource version: {old} (")),
+        "{message}"
+    );
+    // From the write on, the cache serves watches again.
+    assert_eq!(watch(a.addr, Some(rv)), Vec::<Value>::new());
+}
