@@ -520,6 +520,13 @@ impl Plan {
     }
 }
 
+/// A request served on etcd: the answer, and (when etcd answered) the store it was served on
+/// and the store after it, its write at etcd's revision (the live view's step).
+pub(crate) struct Served {
+    pub outcome: Outcome,
+    pub stores: Option<(Store, Store)>,
+}
+
 /// Serves one request on etcd: the GuaranteedUpdate loop (module docs). The lock is taken
 /// for the store call only (the generator is the server's), never across an etcd call.
 pub(crate) async fn serve(
@@ -528,12 +535,16 @@ pub(crate) async fn serve(
     request: &Request,
     actor: &Actor,
     object: Option<&ObjectRef>,
-) -> Outcome {
+) -> Served {
     let deadline = Instant::now() + REQUEST_DEADLINE;
+    let failed = |e: &Unavailable| Served {
+        outcome: unavailable(e),
+        stores: None,
+    };
     loop {
         let before = match etcd.read_for(object, deadline).await {
             Ok(s) => s,
-            Err(e) => return unavailable(&e),
+            Err(e) => return failed(&e),
         };
         let mut store = before.clone();
         let mut outcome = {
@@ -547,11 +558,14 @@ pub(crate) async fn serve(
                 store.handle(request, actor, &mut env)
             })
         };
-        let Some(model_revision) = outcome.revision else {
-            return outcome;
-        };
-        let Some(plan) = Plan::of(&before, &store, model_revision) else {
-            return outcome;
+        let plan = outcome
+            .revision
+            .and_then(|model_revision| Plan::of(&before, &store, model_revision));
+        let Some(plan) = plan else {
+            return Served {
+                outcome,
+                stores: Some((before, store)),
+            };
         };
         let written = &plan.written;
         match etcd
@@ -566,11 +580,22 @@ pub(crate) async fn serve(
             Ok(Txn::Committed(revision)) => {
                 stamp(&mut outcome.response.body, revision);
                 outcome.revision = Some(revision);
-                return outcome;
+                // The store after the write as etcd holds it: the object at its new
+                // mod_revision, the store at the transaction's revision.
+                if let Some(value) = &written.value {
+                    if let Err(e) = store.put_etcd(&written.key, value.clone(), revision) {
+                        eprintln!("rvlab serve: etcd: {e}");
+                    }
+                }
+                store.at_revision(revision);
+                return Served {
+                    outcome,
+                    stores: Some((before, store)),
+                };
             }
             // Someone wrote the key since the read: read again and serve again.
             Ok(Txn::Moved) => continue,
-            Err(e) => return unavailable(&e),
+            Err(e) => return failed(&e),
         }
     }
 }

@@ -320,18 +320,17 @@ pub(crate) async fn handle(
         user_agent.as_deref(),
     );
     if let Some(etcd) = shared.etcd.as_ref() {
-        let outcome = on_etcd(
-            etcd,
-            &shared,
-            &request,
-            &target,
-            &pairs,
-            &name,
-            &program,
-            &path_q,
-            content_type.as_deref(),
-        )
-        .await;
+        let asked = Asked {
+            pairs: &pairs,
+            name: &name,
+            program: &program,
+            path_q: &path_q,
+            content_type: content_type.as_deref(),
+            kubectl_command,
+            kubectl_session,
+            table: table.is_some(),
+        };
+        let outcome = on_etcd(etcd, &shared, &request, &target, asked).await;
         return Ok(answer(outcome, table.as_ref()));
     }
     let outcome = {
@@ -359,7 +358,7 @@ pub(crate) async fn handle(
             now,
             &mut outcome,
         );
-        served(st, &target, &program, dry_run, &outcome);
+        served_books(st, &target, &program, dry_run, &outcome);
         let traced = traced_request(&request, &path_q, content_type.as_deref());
         let mut step = step_of(st, &shared, &name, &traced, &outcome);
         if let (Some(s), Value::Object(m)) = (stale_read.clone(), &mut step) {
@@ -440,33 +439,59 @@ fn step_of(
     )
 }
 
+/// What a request asked besides the store request itself, for its books (`on_etcd`).
+struct Asked<'a> {
+    pairs: &'a [(String, String)],
+    name: &'a str,
+    program: &'a str,
+    path_q: &'a str,
+    content_type: Option<&'a str>,
+    kubectl_command: Option<String>,
+    kubectl_session: Option<String>,
+    table: bool,
+}
+
 /// `--etcd`: one request served on etcd (`crate::etcd::serve`, no lock held across its
-/// calls), then recorded as on the model: the client's observed revisions, the trace.
-#[allow(clippy::too_many_arguments)]
+/// calls), then recorded as on the model: the client's observed revisions, the trace, the
+/// live view's step (on the store it was served on and the store after it, as etcd holds it).
 async fn on_etcd(
     etcd: &crate::etcd::Etcd,
     shared: &Shared,
     request: &Request,
     target: &Target,
-    pairs: &[(String, String)],
-    name: &str,
-    program: &str,
-    path_q: &str,
-    content_type: Option<&str>,
+    asked: Asked<'_>,
 ) -> Outcome {
-    let actor = actor_of(&shared.lock(), target, program, name, request);
+    let actor = actor_of(&shared.lock(), target, asked.program, asked.name, request);
     let object = match target {
         Target::Object(key) => client::object_of(key),
         _ => None,
     };
-    let outcome = crate::etcd::serve(etcd, shared, request, &actor, object.as_ref()).await;
+    let served = crate::etcd::serve(etcd, shared, request, &actor, object.as_ref()).await;
+    let outcome = served.outcome;
     let mut guard = shared.lock();
     let st = &mut *guard;
-    let dry_run = client::query_value(pairs, "dryRun").is_some();
-    served(st, target, program, dry_run, &outcome);
-    let traced = traced_request(request, path_q, content_type);
-    let step = step_of(st, shared, name, &traced, &outcome);
+    let dry_run = client::query_value(asked.pairs, "dryRun").is_some();
+    served_books(st, target, asked.program, dry_run, &outcome);
+    let traced = traced_request(request, asked.path_q, asked.content_type);
+    let step = step_of(st, shared, asked.name, &traced, &outcome);
     st.trace.push(step);
+    if let (false, Some((before, after))) = (dry_run, &served.stores) {
+        let rec = rvlab_core::live::Recorded {
+            program: asked.program.to_string(),
+            name: asked.name.to_string(),
+            command: asked.kubectl_command,
+            session: asked.kubectl_session,
+            table: asked.table,
+            request: traced,
+            response: outcome.response.clone(),
+            revision: outcome.revision,
+            clock_nanos: elapsed_nanos(shared),
+            interference: None,
+        };
+        let before = st.live.before(before, request);
+        let event = st.live.record(before, after, rec, &outcome);
+        crate::live::publish(shared, event);
+    }
     outcome
 }
 
@@ -491,7 +516,13 @@ fn actor_of(
 
 /// The books after a served request: a custom resource that answered is served from now on
 /// (discovery), and unless it was a dry run the client observed its answer.
-fn served(st: &mut crate::State, target: &Target, program: &str, dry_run: bool, outcome: &Outcome) {
+fn served_books(
+    st: &mut crate::State,
+    target: &Target,
+    program: &str,
+    dry_run: bool,
+    outcome: &Outcome,
+) {
     if let Target::Object((g, p, _, _)) | Target::Collection(g, p, _) = target {
         if g.contains('.') && (200..300).contains(&outcome.response.code) {
             st.customs.insert((p.clone(), g.clone()));

@@ -392,3 +392,109 @@ fn a_watch_on_one_server_sees_writes_through_another() {
     assert_eq!(first["object"]["code"], 410);
     assert_eq!(first["object"]["reason"], "Expired");
 }
+
+/// The live view on etcd: each request served through a replica is a step on its stream, with
+/// etcd's resourceVersions, the narration of a stale write's 409 (where etcd has the object)
+/// and the storage step the apiserver took; a write made through another replica is not this
+/// server's step.
+#[test]
+fn the_live_view_shows_the_steps_served_on_etcd() {
+    let cluster = Cluster::start(1);
+    let setup = support::lesson("stale-update");
+    let (a, b) = (
+        on_etcd(&cluster, Some(&setup)),
+        on_etcd(&cluster, Some(&setup)),
+    );
+    const CM: &str = "/api/v1/namespaces/default/configmaps/my-config";
+    let send = |addr, method: &str, ua: &str, body: &Value| {
+        support::request(
+            addr,
+            method,
+            CM,
+            &[("User-Agent", ua), ("Content-Type", "application/json")],
+            body.to_string().as_bytes(),
+        )
+    };
+    let (mut ev, head) = support::live::Events::open(&a);
+    assert_eq!(head.code, 200);
+    let (kind, hello) = ev.next();
+    assert_eq!(kind, "hello");
+    assert_eq!(hello["objects"][0]["name"], "configmap/my-config");
+    let read = support::request(
+        a.addr(),
+        "GET",
+        CM,
+        &[("User-Agent", "kubectl/v1.32.5")],
+        b"",
+    );
+    let read = read.json();
+    let rv = read["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (_, first) = ev.next();
+    assert_eq!(first["index"], 0);
+    assert_eq!(
+        first["step"]["narration"],
+        format!("kubectl read configmap/my-config at resourceVersion {rv}")
+    );
+    // python writes through b: not a's step.
+    let mut mine = read.clone();
+    mine["data"]["key"] = "from-python".into();
+    let written = send(b.addr(), "PUT", "OpenAPI-Generator/37.0.2/python", &mine);
+    assert_eq!(written.code, 200, "{}", written.text());
+    let moved = written.json()["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // kubectl's stale write through a: the 409 and the storage step behind it.
+    let mut theirs = read.clone();
+    theirs["data"]["key"] = "from-kubectl".into();
+    let refused = send(a.addr(), "PUT", "kubectl/v1.32.5", &theirs);
+    assert_eq!(refused.code, 409, "{}", refused.text());
+    let (_, second) = ev.next();
+    assert_eq!(second["index"], 1);
+    assert_eq!(second["step"]["mark"], "conflict");
+    let narration = second["step"]["narration"].as_str().unwrap();
+    assert!(
+        narration.starts_with(&format!(
+            "kubectl's update was rejected with 409 Conflict: kubectl sent resourceVersion {rv}"
+        )) && narration.ends_with(&format!("but configmap/my-config is at {moved}")),
+        "{narration}"
+    );
+    assert_eq!(
+        second["step"]["storage"],
+        format!("read /registry/configmaps/default/my-config: mod_revision {moved}; resourceVersion {rv} ≠ {moved} → 409, no etcd transaction")
+    );
+    // The same object again: a no-op, no transaction.
+    let same = send(a.addr(), "PUT", "kubectl/v1.32.5", &written.json());
+    assert_eq!(same.code, 200, "{}", same.text());
+    let (_, third) = ev.next();
+    assert_eq!(
+        third["step"]["storage"],
+        format!("unchanged: no etcd transaction (/registry/configmaps/default/my-config stays at {moved})")
+    );
+    // A fresh write through a: the transaction, at etcd's revision.
+    let mut again = written.json();
+    again["data"]["key"] = "from-kubectl".into();
+    let fresh = send(a.addr(), "PUT", "kubectl/v1.32.5", &again);
+    assert_eq!(fresh.code, 200, "{}", fresh.text());
+    let now = fresh.json()["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (_, fourth) = ev.next();
+    assert_eq!(fourth["step"]["mark"], "ok");
+    assert_eq!(
+        fourth["step"]["storage"],
+        format!("etcd txn: compare mod_revision(/registry/configmaps/default/my-config) = {moved} → true → put, revision {now}")
+    );
+    assert_eq!(fourth["object"]["resource_version"], now, "{fourth}");
+    assert!(
+        fourth["object"]["yaml"]
+            .as_str()
+            .unwrap()
+            .contains("key: from-kubectl"),
+        "{fourth}"
+    );
+}

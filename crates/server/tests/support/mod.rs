@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod etcd;
+pub mod live;
 
 use rvlab_server::{spawn, Handle, Options};
 use serde_json::Value;
