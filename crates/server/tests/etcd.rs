@@ -490,6 +490,18 @@ fn the_live_view_shows_the_steps_served_on_etcd() {
         format!("etcd txn: compare mod_revision(/registry/configmaps/default/my-config) = {moved} → true → put, revision {now}")
     );
     assert_eq!(fourth["object"]["resource_version"], now, "{fourth}");
+    // Save as scenario says what the history leaves out.
+    let saved = support::get(a.addr(), "/rvlab/v1/scenario").text();
+    let lines: Vec<&str> = saved.lines().take(2).collect();
+    assert_eq!(
+        lines,
+        [
+            "# Saved from rvlab serve: 4 requests by 1 client (kubectl).",
+            "# Served on etcd: writes made through other servers are not in this history, so a replay can answer otherwise than they did."
+        ],
+        "{saved}"
+    );
+    assert!(!rvlab_core::lang::parse(&saved).has_errors(), "{saved}");
     assert!(
         fourth["object"]["yaml"]
             .as_str()
