@@ -428,10 +428,13 @@ fn the_live_view_shows_the_steps_served_on_etcd() {
         b"",
     );
     let read = read.json();
-    let rv = read["metadata"]["resourceVersion"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let rv_of = |v: &Value| {
+        v["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let rv = rv_of(&read);
     let (_, first) = ev.next();
     assert_eq!(first["index"], 0);
     assert_eq!(
@@ -443,10 +446,7 @@ fn the_live_view_shows_the_steps_served_on_etcd() {
     mine["data"]["key"] = "from-python".into();
     let written = send(b.addr(), "PUT", "OpenAPI-Generator/37.0.2/python", &mine);
     assert_eq!(written.code, 200, "{}", written.text());
-    let moved = written.json()["metadata"]["resourceVersion"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let moved = rv_of(&written.json());
     // kubectl's stale write through a: the 409 and the storage step behind it.
     let mut theirs = read.clone();
     theirs["data"]["key"] = "from-kubectl".into();
@@ -479,10 +479,7 @@ fn the_live_view_shows_the_steps_served_on_etcd() {
     again["data"]["key"] = "from-kubectl".into();
     let fresh = send(a.addr(), "PUT", "kubectl/v1.32.5", &again);
     assert_eq!(fresh.code, 200, "{}", fresh.text());
-    let now = fresh.json()["metadata"]["resourceVersion"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let now = rv_of(&fresh.json());
     let (_, fourth) = ev.next();
     assert_eq!(fourth["step"]["mark"], "ok");
     assert_eq!(
