@@ -42,11 +42,28 @@ impl Lab {
         setup: Option<&str>,
         interfere: Option<rvlab_core::interfere::Settings>,
     ) -> Result<Lab> {
-        let server = rvlab_server::spawn(rvlab_server::Options {
-            listen: "127.0.0.1:0".into(),
+        Lab::serving(rvlab_server::Options {
             setup: setup.map(str::to_owned),
             interfere,
             ..rvlab_server::Options::default()
+        })
+    }
+
+    /// A server on etcd (`--etcd URLS`, issue #17) loaded with `setup` where the etcd does
+    /// not have its objects yet: several labs on one etcd are replicas of one API server.
+    pub fn on_etcd(setup: Option<&str>, urls: &str) -> Result<Lab> {
+        Lab::serving(rvlab_server::Options {
+            setup: setup.map(str::to_owned),
+            etcd: Some(urls.to_owned()),
+            ..rvlab_server::Options::default()
+        })
+    }
+
+    /// A server with `options`, on `127.0.0.1:0`.
+    fn serving(options: rvlab_server::Options) -> Result<Lab> {
+        let server = rvlab_server::spawn(rvlab_server::Options {
+            listen: "127.0.0.1:0".into(),
+            ..options
         })?;
         let url = server.url();
         let dir = tempfile::Builder::new()
