@@ -9,6 +9,7 @@
 //! - [`process`]: running a real binary with a deadline, capturing stdout, stderr, exit code;
 //!   a [`process::Stream`] for the ones that keep running (`kubectl get -w`);
 //! - [`differential`]: the kubectl differential test (the model against the real kubectl);
+//! - [`python`]: the seed's loop in the Python client, and its pause for a concurrent write;
 //! - [`http`]: a second client through plain HTTP (hyper), blocking for tests, async for the
 //!   benchmark.
 
@@ -16,6 +17,7 @@ pub mod differential;
 pub mod http;
 pub mod lab;
 pub mod process;
+pub mod python;
 pub mod tools;
 
 pub use lab::Lab;

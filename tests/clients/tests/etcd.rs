@@ -10,6 +10,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams};
 use kube::{Client, Config};
 use rvlab_clients::lab::lesson;
+use rvlab_clients::python::{PAUSE_AFTER_FIRST_READ, SEED_LOOP};
 use rvlab_clients::Lab;
 use std::time::Duration;
 
@@ -81,30 +82,7 @@ fn kubectl_through_one_replica_is_refused_for_a_write_through_the_other() -> Res
 #[test]
 fn the_python_seed_loop_retries_over_a_write_through_the_other_replica() -> Result<()> {
     let (_etcd, a, b) = replicas()?;
-    let script = r#"import sys
-from kubernetes import client, config
-from kubernetes.client.rest import ApiException
-
-config.load_kube_config()
-v1 = client.CoreV1Api()
-
-first = True
-while True:
-    cm = v1.read_namespaced_config_map("my-config", "default")
-    if first:
-        print("read", cm.metadata.resource_version, flush=True)
-        sys.stdin.readline()
-        first = False
-    cm.data["key"] = "from-bob"
-    try:
-        v1.replace_namespaced_config_map("my-config", "default", cm)
-        break
-    except ApiException as e:
-        if e.status != 409:
-            raise
-        print("conflict, retrying")
-"#;
-    let mut py = a.python_stream(script)?;
+    let mut py = a.python_stream(&format!("{PAUSE_AFTER_FIRST_READ}\n{SEED_LOOP}"))?;
     let wait = Duration::from_secs(30);
     let read = py.wait_for_lines(1, wait)?;
     let rv = read[0]
