@@ -319,17 +319,17 @@ pub(crate) async fn handle(
         client::query_value(&pairs, "fieldManager"),
         user_agent.as_deref(),
     );
+    let asked = Asked {
+        pairs: &pairs,
+        name: &name,
+        program: &program,
+        path_q: &path_q,
+        content_type: content_type.as_deref(),
+        kubectl_command,
+        kubectl_session,
+        table: table.is_some(),
+    };
     if let Some(etcd) = shared.etcd.as_ref() {
-        let asked = Asked {
-            pairs: &pairs,
-            name: &name,
-            program: &program,
-            path_q: &path_q,
-            content_type: content_type.as_deref(),
-            kubectl_command,
-            kubectl_session,
-            table: table.is_some(),
-        };
         let outcome = on_etcd(etcd, &shared, &request, &target, asked).await;
         return Ok(answer(outcome, table.as_ref()));
     }
@@ -366,19 +366,8 @@ pub(crate) async fn handle(
         }
         st.trace.push(step);
         if !dry_run {
-            let rec = rvlab_core::live::Recorded {
-                program: program.clone(),
-                name: name.clone(),
-                command: kubectl_command,
-                session: kubectl_session,
-                table: table.is_some(),
-                request: traced,
-                response: outcome.response.clone(),
-                revision: outcome.revision,
-                clock_nanos: elapsed_nanos(&shared),
-                interference: stale_read,
-            };
-            live_step(st, &shared, before, rec, &outcome);
+            let rec = asked.recorded(traced, &outcome, &shared, stale_read);
+            live_step(&mut st.live, &shared, before, &st.store, rec, &outcome);
         }
         outcome
     };
@@ -439,7 +428,8 @@ fn step_of(
     )
 }
 
-/// What a request asked besides the store request itself, for its books (`on_etcd`).
+/// What a request asked besides the store request itself, for its books: the trace, the
+/// observed revisions, the live view's step.
 struct Asked<'a> {
     pairs: &'a [(String, String)],
     name: &'a str,
@@ -449,6 +439,30 @@ struct Asked<'a> {
     kubectl_command: Option<String>,
     kubectl_session: Option<String>,
     table: bool,
+}
+
+impl Asked<'_> {
+    /// The live view's record of the request served as `traced` with `outcome`.
+    fn recorded(
+        self,
+        traced: Request,
+        outcome: &Outcome,
+        shared: &Shared,
+        interference: Option<Value>,
+    ) -> rvlab_core::live::Recorded {
+        rvlab_core::live::Recorded {
+            program: self.program.to_string(),
+            name: self.name.to_string(),
+            command: self.kubectl_command,
+            session: self.kubectl_session,
+            table: self.table,
+            request: traced,
+            response: outcome.response.clone(),
+            revision: outcome.revision,
+            clock_nanos: elapsed_nanos(shared),
+            interference,
+        }
+    }
 }
 
 /// `--etcd`: one request served on etcd (`crate::etcd::serve`, no lock held across its
@@ -476,21 +490,9 @@ async fn on_etcd(
     let step = step_of(st, shared, asked.name, &traced, &outcome);
     st.trace.push(step);
     if let (false, Some((before, after))) = (dry_run, &served.stores) {
-        let rec = rvlab_core::live::Recorded {
-            program: asked.program.to_string(),
-            name: asked.name.to_string(),
-            command: asked.kubectl_command,
-            session: asked.kubectl_session,
-            table: asked.table,
-            request: traced,
-            response: outcome.response.clone(),
-            revision: outcome.revision,
-            clock_nanos: elapsed_nanos(shared),
-            interference: None,
-        };
         let before = st.live.before(before, request);
-        let event = st.live.record(before, after, rec, &outcome);
-        crate::live::publish(shared, event);
+        let rec = asked.recorded(traced, &outcome, shared, None);
+        live_step(&mut st.live, shared, before, after, rec, &outcome);
     }
     outcome
 }
@@ -645,7 +647,7 @@ fn interfere(
         clock_nanos: elapsed_nanos(shared),
         interference: Some(injection.to_json()),
     };
-    live_step(st, shared, before, rec, &outcome);
+    live_step(&mut st.live, shared, before, &st.store, rec, &outcome);
 }
 
 /// The time since the server started, in nanoseconds (a live step's clock).
@@ -653,16 +655,17 @@ fn elapsed_nanos(shared: &Shared) -> u64 {
     u64::try_from(shared.started.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// Records a served request in the live history and publishes its event (under the lock, so
-/// viewers see the store's order).
+/// Records a served request in the live history (`store`: the store after it) and publishes
+/// its event (under the lock, so viewers see the store's order).
 fn live_step(
-    st: &mut crate::State,
+    live: &mut rvlab_core::live::Live,
     shared: &Shared,
     before: rvlab_core::live::Before,
+    store: &rvlab_core::store::Store,
     rec: rvlab_core::live::Recorded,
     outcome: &Outcome,
 ) {
-    let event = st.live.record(before, &st.store, rec, outcome);
+    let event = live.record(before, store, rec, outcome);
     crate::live::publish(shared, event);
 }
 
