@@ -109,6 +109,8 @@ pub struct Live {
     next: u64,
     lanes: Vec<Lane>,
     verbs: VecMap<u64, Verb>,
+    /// Other servers write the same store (replicas on etcd): their writes are not steps.
+    shared: bool,
 }
 
 fn revision_of(obj: &Value) -> Option<u64> {
@@ -144,7 +146,19 @@ impl Live {
             next: 0,
             lanes: Vec::new(),
             verbs: VecMap::new(),
+            shared: false,
         }
+    }
+
+    /// The store is written by other servers too (`rvlab serve --etcd`'s replicas): the
+    /// history has only this server's requests, and a saved scenario says so.
+    pub fn shared_with_other_servers(&mut self) {
+        self.shared = true;
+    }
+
+    /// Whether other servers write the store too ([`Live::shared_with_other_servers`]).
+    pub fn is_shared(&self) -> bool {
+        self.shared
     }
 
     /// Notes what the live view needs from the store before it serves `request`.

@@ -42,7 +42,13 @@ impl Live {
     pub fn scenario(&self) -> String {
         let recorded: Vec<&Recorded> = self.recorded().collect();
         let (objects, revision) = self.start();
-        save(&recorded, &objects, revision, self.dropped())
+        save(
+            &recorded,
+            &objects,
+            revision,
+            self.dropped(),
+            self.is_shared(),
+        )
     }
 }
 
@@ -751,7 +757,13 @@ fn is_kubectl(r: &Recorded) -> bool {
 }
 
 /// The scenario text of a history (see [`Live::scenario`]).
-fn save(recorded: &[&Recorded], objects: &[&Value], revision: u64, dropped: u64) -> String {
+fn save(
+    recorded: &[&Recorded],
+    objects: &[&Value],
+    revision: u64,
+    dropped: u64,
+    shared: bool,
+) -> String {
     // Units in the order of their first request: each kubectl invocation, each other request.
     let mut units: Vec<(usize, String, Unit)> = Vec::new();
     let mut sessions: Vec<(String, Vec<(usize, &Recorded)>)> = Vec::new();
@@ -880,6 +892,9 @@ fn save(recorded: &[&Recorded], objects: &[&Value], revision: u64, dropped: u64)
             format!(" ({})", programs.join(", "))
         }
     ));
+    if shared {
+        out.push_str("# Served on etcd: writes made through other servers are not in this history, so a replay can answer otherwise than they did.\n");
+    }
     if dropped > 0 {
         out.push_str(&format!(
             "# The history had let go of the {dropped} request{} before these: it starts from the state after them.\n",

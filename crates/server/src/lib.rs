@@ -336,12 +336,15 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
     }
     // Names this server instance for the live view (a page that sees another starts over).
     let instance = format!("{}-{}", now_ms(), std::process::id());
-    let live = rvlab_core::live::Live::new(
+    let mut live = rvlab_core::live::Live::new(
         &store,
         &instance,
         rvlab_core::limits::LIVE_HISTORY_STEPS,
         rvlab_core::limits::LIVE_HISTORY_BYTES,
     );
+    if etcd.is_some() {
+        live.shared_with_other_servers();
+    }
     let shared = Arc::new(Shared {
         state: Mutex::new(State {
             store,

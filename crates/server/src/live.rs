@@ -109,16 +109,8 @@ pub(crate) fn stream(shared: &Arc<Shared>) -> HttpResponse {
     r
 }
 
-/// What a scenario saved from a server on etcd says under its first line.
-const ETCD_NOTE: &str = "# Served on etcd: writes made through other servers are not in this history, so a replay can answer otherwise than they did.\n";
-
 /// `GET /rvlab/v1/scenario`: the kept history as a scenario text ("Save as scenario").
 pub(crate) fn scenario(shared: &Shared) -> HttpResponse {
-    let mut text = shared.lock().live.scenario();
-    if shared.etcd.is_some() {
-        // The history is this server's requests; other replicas' writes are not in it.
-        let at = text.find('\n').map_or(0, |i| i + 1);
-        text.insert_str(at, ETCD_NOTE);
-    }
+    let text = shared.lock().live.scenario();
     reply(200, "text/plain; charset=utf-8", text.into_bytes())
 }

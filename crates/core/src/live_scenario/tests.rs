@@ -557,3 +557,21 @@ fn bodies_nested_deeper_than_a_literal_may_be_are_built_field_by_field() {
     let (_, replay_end) = replay(&text);
     assert_eq!(contents(&replay_end), contents(&store), "{text}");
 }
+
+#[test]
+fn a_history_shared_with_other_servers_says_their_writes_are_not_in_it() {
+    let scenario = parse(lesson("stale-update")).scenario.expect("parses");
+    let run = Run::start(&scenario, 1).expect("starts");
+    let mut live = Live::new(&run.last().store, "test", 100, usize::MAX);
+    let note = "# Served on etcd: writes made through other servers are not in this history, so a replay can answer otherwise than they did.\n";
+    assert!(!live.scenario().contains(note));
+    live.shared_with_other_servers();
+    let text = live.scenario();
+    assert!(
+        text.starts_with(&format!(
+            "# Saved from rvlab serve: 0 requests by 0 clients.\n{note}"
+        )),
+        "{text}"
+    );
+    assert!(!parse(&text).has_errors(), "{text}");
+}
