@@ -3,7 +3,7 @@
 //! Clippy's `disallowed-methods` / `-types` / `-macros` (clippy.toml, crates/core/clippy.toml,
 //! crates/web/clippy.toml) cover what has a path: std's sorts, Unicode case mapping, map types
 //! in the page's crate, `json!`. What is left is matched in the tokens of the page's code
-//! (`crates/core/src`, `crates/web/src`, tests excluded), lexed by `proc-macro2` (comments
+//! (the sources of every crate the page links, [`PAGE_SOURCES`], tests excluded), lexed by `proc-macro2` (comments
 //! dropped, string literals whole, groups nested; `span-locations` gives the lines):
 //!
 //! - `float-format`: a format string with a precision or an exponent (`{x:.2}`, `{:.*}`,
@@ -12,7 +12,7 @@
 //! - `float-parse`: `parse::<f64>()` or `f64::from_str`: std's correctly rounded parser and its
 //!   10 kB table (13.6 kB of gzip when it left).
 //! - `second-sort`: a function named `sort`, `sort_*` or `*_sort` outside
-//!   `crates/core/src/sort.rs`: the page has one shared sort.
+//!   `crates/base/src/sort.rs`: the page has one shared sort.
 //!
 //! `{}` of an `f64` formats it too, but tokens carry no types; twiggy (docs/size.md, "How to
 //! look") is the check for that.
@@ -26,9 +26,15 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 /// The page's source directories (everything in them is linked into the wasm, tests aside).
-const PAGE_SOURCES: &[&str] = &["crates/core/src", "crates/web/src"];
+const PAGE_SOURCES: &[&str] = &[
+    "crates/base/src",
+    "crates/apiserver/src",
+    "crates/kubectl/src",
+    "crates/core/src",
+    "crates/web/src",
+];
 /// The one place a sort may be written.
-const SHARED_SORT: &str = "crates/core/src/sort.rs";
+const SHARED_SORT: &str = "crates/base/src/sort.rs";
 
 /// One rule: its name (as written in `guard: allow(NAME)`) and what to do instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +48,7 @@ pub struct Rule {
 const FLOAT_FORMAT: Rule = Rule {
     name: "float-format",
     advice: "formatting an f64 links std's float formatter (9.5 kB of wasm): \
-             keep the quantity an integer and show it with rvlab_core::decimal::fixed \
+             keep the quantity an integer and show it with rvlab_base::decimal::fixed \
              (docs/size.md)",
 };
 const FLOAT_PARSE: Rule = Rule {
@@ -53,7 +59,7 @@ const FLOAT_PARSE: Rule = Rule {
 };
 const SECOND_SORT: Rule = Rule {
     name: "second-sort",
-    advice: "the page has one shared sort (crates/core/src/sort.rs, docs/size.md): \
+    advice: "the page has one shared sort (crates/base/src/sort.rs, docs/size.md): \
              call it instead of writing another",
 };
 
@@ -519,6 +525,13 @@ mod tests {
         }
         for p in &core {
             assert!(web.contains(p), "crates/web/clippy.toml lacks {p}");
+        }
+        // Every other pure crate the page links has the core's rules, exactly.
+        for dir in PAGE_SOURCES {
+            let file = dir.replace("/src", "/clippy.toml");
+            if file != "crates/web/clippy.toml" {
+                assert_eq!(clippy_paths(&file), core, "{file}");
+            }
         }
     }
 }

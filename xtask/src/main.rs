@@ -7,7 +7,9 @@
 //! - `bench`:   the page's download size (and, from the browser bench, load and step timings);
 //! - `determinism`: the native vs wasm32 comparison on its own (also part of `test`);
 //! - `guards`:  the size rules clippy cannot name, in the page's sources (also part of `test`);
-//! - `schema`:  Kubernetes' schema facts from its Go types into `crates/core/src/store/schema.txt`;
+//! - `layers`:  the allowed crate edges, the pure crates' dependencies, no module cycles (also
+//!   part of `test`);
+//! - `schema`:  Kubernetes' schema facts from its Go types into `crates/apiserver/src/store/schema.txt`;
 //! - `size`:    `dist/` against the budget and the committed baseline (also part of `test`);
 //! - `short-names DIR`: short wasm import/export names in a release build (Trunk.toml's hook);
 //! - `hash-assets DIR`: content-hashed names and integrity, the hook's last step.
@@ -18,8 +20,10 @@
 
 mod assets;
 mod bench;
+mod cycles;
 mod guards;
 mod install;
+mod layers;
 mod names;
 mod schema;
 mod size;
@@ -42,19 +46,22 @@ commands:
                with a host's cache headers (docs/deploy.md)
   dist         the release build of the page into dist/, each file the pages load with a
                precompressed FILE.gz (zopfli)
-  test         everything CI checks (fmt, source guards, clippy native + wasm32, tests, core
-               dependency guard, wasm determinism, dist, size, browser journeys), stopping at
+  test         everything CI checks (fmt, source guards, layers, clippy native + wasm32,
+               tests, wasm determinism, dist, size, browser journeys), stopping at
                the first failure
   bench        download size (raw / gzip -9 / shipped: dist/'s .gz files) against the budget
                (counting the shipped figure), cold load and step timings
+  layers       the layering: every dependency between workspace crates is an allowed one,
+               the pure crates reach no runtime, browser or entropy crate, and no sibling
+               modules of any crate import each other in a cycle (ARCHITECTURE.md)
   determinism  compare the core's determinism report natively and in wasm32 (Node)
   guards       the page's size rules clippy cannot name (float formatting and parsing, a
-               second sort), in crates/core/src and crates/web/src
+               second sort), in the sources of every crate the page links
   schema [--check | --full] [--api DIR] [--apimachinery DIR] [--tag TAG]
                Kubernetes' schema facts (patch strategies and merge keys, list, map and
                struct types) from k8s.io/api and k8s.io/apimachinery's Go types at TAG
                (default v0.32.5; DIRs: git directories, default the /work/.mirror copies)
-               into crates/core/src/store/schema.txt; --check compares instead of writing,
+               into crates/apiserver/src/store/schema.txt; --check compares instead of writing,
                --full prints every reachable field (nothing cut) instead
   size         dist/'s download as shipped (its zopfli .gz files, else gzip -9; both printed)
                against the 300 kB budget and xtask/size-baseline.txt
@@ -117,6 +124,7 @@ fn real_main() -> Result<()> {
             determinism()
         }
         "guards" => guards::guards(),
+        "layers" => layers::layers(),
         "schema" => schema::schema(&args[1..]),
         "size" => size::size(),
         "hash-assets" => match args.get(1) {
@@ -194,6 +202,7 @@ fn test() -> Result<()> {
             Box::new(|| run(cmd("cargo", &["fmt", "--all", "--check"]))),
         ),
         ("source guards", Box::new(guards::guards)),
+        ("layers", Box::new(layers::layers)),
         (
             "clippy (native)",
             Box::new(|| {
@@ -253,6 +262,20 @@ fn test() -> Result<()> {
                         "kubectl",
                     ],
                 ))?;
+                // The page's store (and the kubectl model over it): the apiserver model without
+                // the server's `api` surface.
+                run(cmd(
+                    "cargo",
+                    &[
+                        "test",
+                        "-p",
+                        "rvlab-apiserver",
+                        "-p",
+                        "rvlab-kubectl",
+                        "--no-default-features",
+                        "--lib",
+                    ],
+                ))?;
                 // …and as the page's first build has it: without either (docs/size.md).
                 run(cmd(
                     "cargo",
@@ -268,7 +291,6 @@ fn test() -> Result<()> {
                 ))
             }),
         ),
-        ("core dependency guard", Box::new(core_guard)),
         ("wasm determinism", Box::new(determinism)),
         ("dist", Box::new(dist)),
         ("size", Box::new(size::size)),
@@ -304,62 +326,6 @@ fn print_timings(timings: &[(&str, f64)]) {
     for (name, secs) in timings {
         println!("  {name:<24} {secs:>7.1}s");
     }
-}
-
-/// Crates `rvlab-core` must never depend on (the core knows nothing of the browser).
-const FORBIDDEN_IN_CORE: &[&str] = &[
-    "yew",
-    "web-sys",
-    "gloo",
-    "wasm-bindgen",
-    "js-sys",
-    "getrandom",
-];
-
-/// Fails when `rvlab-core`'s normal dependency tree (any target) contains a browser crate.
-fn core_guard() -> Result<()> {
-    let tree = run_capture(cmd(
-        "cargo",
-        &[
-            "tree",
-            "-p",
-            "rvlab-core",
-            "-e",
-            "normal",
-            "--prefix",
-            "none",
-            "--target",
-            "all",
-        ],
-    ))?;
-    let offenders = forbidden_crates(&tree);
-    if !offenders.is_empty() {
-        bail!(
-            "rvlab-core must stay free of browser crates, but depends on: {}",
-            offenders.join(", ")
-        );
-    }
-    let count = tree.lines().filter(|l| !l.trim().is_empty()).count();
-    println!("rvlab-core: {count} dependency lines, none of {FORBIDDEN_IN_CORE:?}");
-    Ok(())
-}
-
-/// The forbidden crates named in a `cargo tree --prefix none` listing (families included:
-/// `gloo-timers`, `wasm-bindgen-futures`, `yew-macro`, ...).
-fn forbidden_crates(tree: &str) -> Vec<String> {
-    let mut found: Vec<String> = tree
-        .lines()
-        .filter_map(|line| line.split_whitespace().next())
-        .filter(|name| {
-            FORBIDDEN_IN_CORE
-                .iter()
-                .any(|bad| *name == *bad || name.starts_with(&format!("{bad}-")))
-        })
-        .map(str::to_owned)
-        .collect();
-    found.sort();
-    found.dedup();
-    found
 }
 
 /// Compares the determinism report of the core natively and in wasm32 under Node.
@@ -455,17 +421,6 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn guard_names_forbidden_crates_and_their_families() {
-        let tree = "rvlab-core v0.1.0 (/x)\nserde v1.0.0\ngetrandom v0.2.0\n\
-                    wasm-bindgen-shared v0.2.130\nyewdux v1.0.0\njs-sys v0.3.0\n";
-        assert_eq!(
-            forbidden_crates(tree),
-            ["getrandom", "js-sys", "wasm-bindgen-shared"]
-        );
-        assert!(forbidden_crates("rvlab-core v0.1.0\nserde_json v1.0.0\n").is_empty());
-    }
 
     #[test]
     fn reports_compare_by_line() {

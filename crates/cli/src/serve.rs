@@ -4,7 +4,7 @@
 
 use crate::args::Args;
 use crate::{input, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
-use rvlab_core::interfere::{Policy, Settings};
+use rvlab_instruments::interfere::{Policy, Settings};
 use std::io::Write;
 use std::net::ToSocketAddrs;
 use std::path::PathBuf;
@@ -199,7 +199,7 @@ pub fn with_scenario<'a>(
     };
     let text = load_setup(f)?;
     let settings = interfere.map(|s| Settings {
-        scenario: Some(rvlab_core::interfere::ScenarioFile {
+        scenario: Some(rvlab_instruments::interfere::ScenarioFile {
             name: input::display_name(f).to_string(),
             text,
         }),
@@ -243,7 +243,7 @@ pub fn interference(args: &Args) -> Result<Option<Settings>, String> {
                 )
             }
         }
-        rvlab_core::interfere::parse_field(f)?;
+        rvlab_instruments::interfere::parse_field(f)?;
         settings.field = Some(f.to_string());
     }
     if let Some(n) = max_injections(args)? {
@@ -276,12 +276,12 @@ fn max_injections(args: &Args) -> Result<Option<u32>, String> {
 
 /// Stale reads from `--stale-reads K` (0: off) and `--max-injections N` (the stale answers
 /// per client and target). `rvlab test` reads them the same way.
-pub fn stale_reads(args: &Args) -> Result<Option<rvlab_core::stale::Settings>, String> {
+pub fn stale_reads(args: &Args) -> Result<Option<rvlab_instruments::stale::Settings>, String> {
     let Some(k) = args.value("--stale-reads") else {
         return Ok(None);
     };
-    let k = rvlab_core::stale::parse_writes_behind(k)?;
-    let mut settings = rvlab_core::stale::Settings::new(k);
+    let k = rvlab_instruments::stale::parse_writes_behind(k)?;
+    let mut settings = rvlab_instruments::stale::Settings::new(k);
     if let Some(n) = max_injections(args)? {
         settings.max_stale = n;
     }
@@ -292,13 +292,13 @@ async fn run(options: rvlab_server::Options) -> u8 {
     let plan: Vec<String> = options
         .interfere
         .as_ref()
-        .map(Settings::plan)
+        .map(rvlab_instruments::interference_plan)
         .into_iter()
         .chain(
             options
                 .stale
                 .as_ref()
-                .map(rvlab_core::stale::Settings::plan),
+                .map(rvlab_instruments::stale::Settings::plan),
         )
         .collect();
     let wrote_kubeconfig = options.kubeconfig.is_some();

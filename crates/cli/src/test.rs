@@ -1,11 +1,11 @@
 //! `rvlab test [OPTIONS] [FILE.rvl | lesson:ID] -- COMMAND...`: runs COMMAND against a fresh
-//! server and reports what the server's trace says (`rvlab_core::report`). This module only
+//! server and reports what the server's trace says (`rvlab_instruments::report`). This module only
 //! starts and stops things: the server, the command (its own process group), the timeout.
 
 use crate::args::Args;
 use crate::{serve, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
-use rvlab_core::interfere::Settings;
-use rvlab_core::report::{self, Ended};
+use rvlab_instruments::interfere::Settings;
+use rvlab_instruments::report::{self, Ended};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -148,7 +148,7 @@ fn run(
     command: &[String],
     timeout_ns: u64,
     interfere: Option<Settings>,
-    stale: Option<rvlab_core::stale::Settings>,
+    stale: Option<rvlab_instruments::stale::Settings>,
     trace: Option<PathBuf>,
     report_file: Option<PathBuf>,
 ) -> u8 {

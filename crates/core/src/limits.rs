@@ -32,18 +32,7 @@ pub const MAX_INDEX: u32 = 10_000;
 /// The largest run-length count in a schedule token (`a3b2`): a count can ask for every step a
 /// run may take, and no more.
 pub const MAX_SCHEDULE_COUNT: u32 = MAX_STEPS;
-/// The longest object name (a DNS subdomain).
-pub const MAX_NAME_CHARS: usize = 253;
-/// The longest namespace (a DNS label).
-pub const MAX_NAMESPACE_CHARS: usize = 63;
+/// The longest object name and namespace: the apiserver model's (`rvlab_apiserver::names`).
+pub use rvlab_apiserver::names::{MAX_NAMESPACE_CHARS, MAX_NAME_CHARS};
 /// At most this many diagnostics are reported for one text.
 pub const MAX_DIAGNOSTICS: usize = 100;
-
-/// `rvlab serve`'s live view (`live::Live`): at most this many steps are kept (the oldest are
-/// dropped and counted), and at most this many bytes of their events.
-pub const LIVE_HISTORY_STEPS: usize = 2_000;
-/// See [`LIVE_HISTORY_STEPS`].
-pub const LIVE_HISTORY_BYTES: usize = 8 << 20;
-/// The most writes `--stale-reads K` may lag a read behind: the server keeps K + 1 states of
-/// the store (one clone per write), so K is bounded.
-pub const MAX_STALE_READS: u32 = 16;

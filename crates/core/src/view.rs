@@ -180,34 +180,7 @@ pub struct WorldView {
     pub finished: bool,
 }
 
-/// The HTTP reason phrase of a status code (`Conflict`, `Unprocessable Entity`).
-pub fn reason_phrase(code: u16) -> &'static str {
-    match code {
-        200 => "OK",
-        201 => "Created",
-        202 => "Accepted",
-        400 => "Bad Request",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        409 => "Conflict",
-        410 => "Gone",
-        415 => "Unsupported Media Type",
-        422 => "Unprocessable Entity",
-        500 => "Internal Server Error",
-        504 => "Gateway Timeout",
-        _ => "",
-    }
-}
-
-/// `409 Conflict`.
-pub fn status_line(code: u16) -> String {
-    let p = reason_phrase(code);
-    if p.is_empty() {
-        code.to_string()
-    } else {
-        format!("{code} {p}")
-    }
-}
+pub use crate::store::status::{reason_phrase, status_line};
 
 /// `serde_json::to_string_pretty`, through `Value`'s `{:#}` Display (the same printer and
 /// indent), which the page links anyway: one pretty serializer instead of two (docs/size.md).

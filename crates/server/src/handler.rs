@@ -4,113 +4,18 @@
 
 use crate::body::{self, Use};
 use crate::client::{self, Target};
+use crate::reply::{guarded, json_reply, table_wanted, HttpResponse, TableWanted};
 use crate::{now_ms, Shared};
 use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use hyper::header::{HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, USER_AGENT};
 use rvlab_core::store::{Actor, Env, Method, Outcome, Request, Response};
 use serde_json::Value;
-use std::convert::Infallible;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
-
-pub(crate) type Body = BoxBody<Bytes, Infallible>;
-pub(crate) type HttpResponse = hyper::Response<Body>;
-
-/// A response with a body and content type.
-pub(crate) fn reply(code: u16, content_type: &str, body: Vec<u8>) -> HttpResponse {
-    let mut r = hyper::Response::new(Full::new(Bytes::from(body)).boxed());
-    *r.status_mut() =
-        hyper::StatusCode::from_u16(code).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
-    if let Ok(v) = HeaderValue::from_str(content_type)
-        .map_err(drop)
-        .and_then(|v| {
-            if content_type.is_empty() {
-                Err(())
-            } else {
-                Ok(v)
-            }
-        })
-    {
-        r.headers_mut().insert(CONTENT_TYPE, v);
-    }
-    r
-}
-
-/// A JSON response.
-pub(crate) fn json_reply(code: u16, body: &Value) -> HttpResponse {
-    reply(code, "application/json", body.to_string().into_bytes())
-}
 
 fn header(req: &hyper::Request<Incoming>, name: hyper::header::HeaderName) -> Option<&str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
-}
-
-/// A Table answer (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`, what human
-/// `kubectl get` sends): the resource and `includeObject`.
-#[derive(Debug, Clone)]
-pub(crate) struct TableWanted {
-    pub resource: rvlab_core::store::Resource,
-    pub include: rvlab_core::store::table::IncludeObject,
-}
-
-impl TableWanted {
-    /// The Table of a GET's answer.
-    pub fn of(&self, body: &Value) -> Value {
-        rvlab_core::store::table::table(body, &self.resource, now_ms(), self.include)
-    }
-}
-
-/// Whether the Accept header's first usable media range is the meta.k8s.io Table (v1 or
-/// v1beta1) rather than the plain object.
-pub(crate) fn wants_table(accept: Option<&str>) -> bool {
-    for range in accept.unwrap_or("").split(',') {
-        let mut parts = range.split(';').map(str::trim);
-        let mt = parts.next().unwrap_or("").to_ascii_lowercase();
-        let (mut as_, mut g, mut v) = (None, None, None);
-        for p in parts {
-            if let Some((k, val)) = p.split_once('=') {
-                match k.trim() {
-                    "as" => as_ = Some(val.trim().to_string()),
-                    "g" => g = Some(val.trim().to_string()),
-                    "v" => v = Some(val.trim().to_string()),
-                    _ => {}
-                }
-            }
-        }
-        match (mt.as_str(), as_.as_deref()) {
-            ("application/json", Some("Table"))
-                if g.as_deref() == Some("meta.k8s.io")
-                    && matches!(v.as_deref(), Some("v1" | "v1beta1")) =>
-            {
-                return true
-            }
-            ("application/json" | "*/*" | "application/*", None) => return false,
-            _ => {}
-        }
-    }
-    false
-}
-
-/// The Table a request asks for, if any.
-pub(crate) fn table_wanted(
-    accept: Option<&str>,
-    path: &str,
-    pairs: &[(String, String)],
-) -> Option<TableWanted> {
-    if !wants_table(accept) {
-        return None;
-    }
-    let resource = match client::target(path) {
-        Target::Object((g, p, _, _)) | Target::Collection(g, p, _) => client::resource_of(&g, &p)?,
-        Target::Other => return None,
-    };
-    let include = client::query_value(pairs, "includeObject")
-        .and_then(rvlab_core::store::table::IncludeObject::parse)
-        .unwrap_or_default();
-    Some(TableWanted { resource, include })
 }
 
 /// Why a body could not be had.
@@ -449,8 +354,8 @@ impl Asked<'_> {
         outcome: &Outcome,
         shared: &Shared,
         interference: Option<Value>,
-    ) -> rvlab_core::live::Recorded {
-        rvlab_core::live::Recorded {
+    ) -> rvlab_instruments::live::Recorded {
+        rvlab_instruments::live::Recorded {
             program: self.program.to_string(),
             name: self.name.to_string(),
             command: self.kubectl_command,
@@ -562,23 +467,6 @@ fn commit(
     outcome
 }
 
-/// Runs a store call, catching a panic as the apiserver's 500 (a bug in rvlab).
-pub(crate) fn guarded(serve: impl FnOnce() -> Outcome) -> Outcome {
-    catch_unwind(AssertUnwindSafe(serve)).unwrap_or_else(|_| Outcome {
-        response: Response {
-            code: 500,
-            body: body::status(
-                500,
-                "InternalError",
-                "Internal error occurred: the server failed serving this request (a bug in rvlab: please report it)",
-            ),
-        },
-        revision: None,
-        lost_updates: Vec::new(),
-        warnings: Vec::new(),
-    })
-}
-
 /// `--interfere POLICY`: asks the core's interferer about the request about to be served and
 /// commits its write first (`--interfere scenario FILE`: the scripted world's next request,
 /// `crate::scripted`), through [`commit`] (so the watch cache, managedFields and lost
@@ -605,7 +493,7 @@ fn interfere(
     let Some(object) = client::object_of(key) else {
         return;
     };
-    let seen = rvlab_core::interfere::Seen {
+    let seen = rvlab_instruments::interfere::Seen {
         client: client_name,
         method: request.method,
         content_type: request.content_type.as_deref(),
@@ -624,7 +512,7 @@ fn interfere(
     let clock = shared.started.elapsed().as_secs_f64() * 1000.0;
     let mut step = crate::trace::step_json(
         index,
-        rvlab_core::interfere::INTERFERER,
+        rvlab_instruments::interfere::INTERFERER,
         clock,
         &injection.request,
         &outcome.response,
@@ -635,8 +523,8 @@ fn interfere(
         m.insert("interference".into(), injection.to_json());
     }
     st.trace.push(step);
-    let rec = rvlab_core::live::Recorded {
-        program: rvlab_core::interfere::INTERFERER.into(),
+    let rec = rvlab_instruments::live::Recorded {
+        program: rvlab_instruments::interfere::INTERFERER.into(),
         name: injection.actor.name.clone(),
         command: None,
         session: None,
@@ -658,11 +546,11 @@ fn elapsed_nanos(shared: &Shared) -> u64 {
 /// Records a served request in the live history (`store`: the store after it) and publishes
 /// its event (under the lock, so viewers see the store's order).
 fn live_step(
-    live: &mut rvlab_core::live::Live,
+    live: &mut rvlab_instruments::live::Live,
     shared: &Shared,
-    before: rvlab_core::live::Before,
+    before: rvlab_instruments::live::Before,
     store: &rvlab_core::store::Store,
-    rec: rvlab_core::live::Recorded,
+    rec: rvlab_instruments::live::Recorded,
     outcome: &Outcome,
 ) {
     let event = live.record(before, store, rec, outcome);
@@ -697,7 +585,7 @@ fn wire_reply(
     } else {
         crate::wire::discovery::answer_at(req.method().as_str(), path, accept, &served, host)
     }?;
-    let mut r = self::reply(reply.code, &reply.content_type, reply.body);
+    let mut r = crate::reply::reply(reply.code, &reply.content_type, reply.body);
     for (n, v) in &reply.headers {
         if let (Ok(n), Ok(v)) = (
             hyper::header::HeaderName::from_bytes(n.as_bytes()),

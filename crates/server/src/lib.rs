@@ -17,6 +17,7 @@ mod kubeconfig;
 pub mod limits;
 mod live;
 pub mod page;
+mod reply;
 mod scripted;
 mod stale;
 mod trace;
@@ -49,14 +50,14 @@ pub struct Options {
     pub trace: Option<PathBuf>,
     /// The bounds (docs/serve.md); the default is the documented figures.
     pub limits: Limits,
-    /// An interferer (`--interfere POLICY`, issue #15; `rvlab_core::interfere`): `None`, none.
-    pub interfere: Option<rvlab_core::interfere::Settings>,
+    /// An interferer (`--interfere POLICY`, issue #15; `rvlab_instruments::interfere`): `None`, none.
+    pub interfere: Option<rvlab_instruments::interfere::Settings>,
     /// The page to serve at `/` (`--page DIR`); `None`: `dist/` if there is one ([`page::find`]).
     pub page: Option<PathBuf>,
     /// Serve no page at all (`rvlab test`: nobody watches).
     pub no_page: bool,
-    /// Stale reads (`--stale-reads K`, issue #15; `rvlab_core::stale`): `None`, off.
-    pub stale: Option<rvlab_core::stale::Settings>,
+    /// Stale reads (`--stale-reads K`, issue #15; `rvlab_instruments::stale`): `None`, off.
+    pub stale: Option<rvlab_instruments::stale::Settings>,
     /// `--etcd URL[,URL…]` (issue #17): keep the objects in this etcd cluster (its client URLs)
     /// instead of the in-memory model; `None`, the model.
     pub etcd: Option<String>,
@@ -100,14 +101,14 @@ pub(crate) struct State {
     /// The custom resources served (plural, group): the scenario's, and any a write created.
     pub customs: std::collections::BTreeSet<(String, String)>,
     /// `--interfere POLICY`: fed every write before the store serves it (`handler`).
-    pub interferer: Option<rvlab_core::interfere::Interferer>,
+    pub interferer: Option<rvlab_instruments::interfere::Interferer>,
     /// The live view's history (`GET /rvlab/v1/live`).
-    pub live: rvlab_core::live::Live,
+    pub live: rvlab_instruments::live::Live,
     /// `--stale-reads K`: the last K + 1 states and the core's decisions (`stale`).
     pub stale: Option<stale::Kept>,
     /// `--interfere scenario FILE`: the scripted world, one request before each real one
     /// (`scripted`).
-    pub scripted: Option<rvlab_core::scripted::Scripted>,
+    pub scripted: Option<rvlab_instruments::scripted::Scripted>,
 }
 
 impl State {
@@ -208,13 +209,14 @@ pub struct Server {
 /// built, which are the server's. The setup is given once: a server setup (`setup`) that sets
 /// up objects too must be the same text, else it is an error.
 fn scripted_state(
-    settings: &rvlab_core::interfere::Settings,
+    settings: &rvlab_instruments::interfere::Settings,
     setup: Option<&str>,
-) -> anyhow::Result<(rvlab_core::scripted::Scripted, Store, Rng)> {
-    let mut world = rvlab_core::scripted::Scripted::new(settings, now_ms())
+) -> anyhow::Result<(rvlab_instruments::scripted::Scripted, Store, Rng)> {
+    let mut world = rvlab_instruments::scripted::Scripted::new(settings, now_ms())
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     if let (Some(text), Some(file)) = (setup, settings.scenario.as_ref()) {
-        let objects = rvlab_core::scripted::has_setup(text).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let objects =
+            rvlab_instruments::scripted::has_setup(text).map_err(|e| anyhow::anyhow!("{e}"))?;
         if objects && text != file.text {
             anyhow::bail!(
                 "two setups: the setup scenario and the interference scenario {} both create objects; give them once (without a setup FILE the interference scenario's objects are loaded; or give the same file for both)",
@@ -231,14 +233,14 @@ fn scripted_state(
 /// Binds the address, loads the scenario, writes the kubeconfig. Must run inside a tokio
 /// runtime.
 ///
-/// With `--interfere scenario FILE` ([`rvlab_core::interfere::Policy::Scenario`]) the store
+/// With `--interfere scenario FILE` ([`rvlab_instruments::interfere::Policy::Scenario`]) the store
 /// starts with FILE's setup; a [`Options::setup`] that creates objects too must be the same
 /// text (an empty one, or none, is fine), else `bind` fails with a message saying so.
 pub async fn bind(options: Options) -> anyhow::Result<Server> {
     let scenario_policy = options
         .interfere
         .as_ref()
-        .filter(|s| s.policy == rvlab_core::interfere::Policy::Scenario);
+        .filter(|s| s.policy == rvlab_instruments::interfere::Policy::Scenario);
     let (scripted, store, rng) = match scenario_policy {
         Some(settings) => {
             let (w, store, rng) = scripted_state(settings, options.setup.as_deref())?;
@@ -271,9 +273,10 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
         .collect();
     let interferer = match options.interfere.clone() {
         None => None,
-        Some(s) if s.policy == rvlab_core::interfere::Policy::Scenario => None,
+        Some(s) if s.policy == rvlab_instruments::interfere::Policy::Scenario => None,
         Some(settings) => Some(
-            rvlab_core::interfere::Interferer::new(settings).map_err(|e| anyhow::anyhow!("{e}"))?,
+            rvlab_instruments::interfere::Interferer::new(settings)
+                .map_err(|e| anyhow::anyhow!("{e}"))?,
         ),
     };
     let stale = match options.stale.clone() {
@@ -336,11 +339,11 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
     }
     // Names this server instance for the live view (a page that sees another starts over).
     let instance = format!("{}-{}", now_ms(), std::process::id());
-    let mut live = rvlab_core::live::Live::new(
+    let mut live = rvlab_instruments::live::Live::new(
         &store,
         &instance,
-        rvlab_core::limits::LIVE_HISTORY_STEPS,
-        rvlab_core::limits::LIVE_HISTORY_BYTES,
+        rvlab_instruments::limits::LIVE_HISTORY_STEPS,
+        rvlab_instruments::limits::LIVE_HISTORY_BYTES,
     );
     if etcd.is_some() {
         live.shared_with_other_servers();

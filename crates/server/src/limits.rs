@@ -46,8 +46,8 @@ pub const BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
 pub const MAX_TRACKED_CLIENTS: usize = 1024;
 
 /// `--stale-reads K` lags a read at most this many writes behind (the server keeps K + 1
-/// states of the store): the core's `rvlab_core::limits::MAX_STALE_READS`.
-pub const MAX_STALE_READS: u32 = rvlab_core::limits::MAX_STALE_READS;
+/// states of the store): the core's `rvlab_instruments::limits::MAX_STALE_READS`.
+pub const MAX_STALE_READS: u32 = rvlab_instruments::limits::MAX_STALE_READS;
 
 /// A watch that lags behind (`--stale-reads K`) catches up, delivering the changes it held
 /// back, once no write has come for this long: a lagging cache catches up when writes pause.

@@ -12,7 +12,7 @@
 //!   history again); a viewer that leaves costs nothing (its receiver is dropped with it).
 //! - A comment line every [`KEEPALIVE`] keeps proxies from closing an idle stream.
 
-use crate::handler::{reply, HttpResponse};
+use crate::reply::{reply, HttpResponse};
 use crate::Shared;
 use bytes::Bytes;
 use std::sync::atomic::Ordering;

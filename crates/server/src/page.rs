@@ -11,7 +11,7 @@
 //! - Paths of the API (`/api`, `/apis`, `/openapi`, `/version`, `/rvlab`) are never files.
 //! - Without a build, `/` answers one line saying how to make one.
 
-use crate::handler::{reply, HttpResponse};
+use crate::reply::{reply, HttpResponse};
 use std::path::{Path, PathBuf};
 
 /// The page file served at `/`.

@@ -1,5 +1,5 @@
 //! `--interfere scenario FILE` (issue #15): before each real store request, the scenario's
-//! scripted world takes its steps up to its next request (`rvlab_core::scripted`); that request
+//! scripted world takes its steps up to its next request (`rvlab_instruments::scripted`); that request
 //! reaches the server's store through [`Via`], the server's watch cache with the server's
 //! clock and generator, under the one lock, and is traced as a step of the scripted client with
 //! its `interference` member. No apiserver rule is here: the request is the engine's, the

@@ -1,5 +1,5 @@
 //! `--stale-reads K` (issue #15): the server keeps the store's last K + 1 states (a clone per
-//! write) and answers reads from the old one the core picks (`rvlab_core::stale`: which state,
+//! write) and answers reads from the old one the core picks (`rvlab_instruments::stale`: which state,
 //! and whether this client still gets a stale answer for this target). Writes are never
 //! touched: they are served by the current store, so a write carrying a stale resourceVersion
 //! gets the store's real 409.
@@ -13,8 +13,8 @@
 //!   `Limits::stale_catch_up` it delivers the rest and is current.
 
 use crate::client::Target;
-use rvlab_core::stale::{state_for, Read, Settings, StaleReads};
 use rvlab_core::store::{Actor, Env, Method, Outcome, Request, Store};
+use rvlab_instruments::stale::{state_for, Read, Settings, StaleReads};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};

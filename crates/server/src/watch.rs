@@ -21,7 +21,7 @@
 //!   the old state's and each wake-up delivers the changes up to the old state's revision; once
 //!   no write has come for `Limits::stale_catch_up`, the rest (up to the current revision).
 
-use crate::handler::{reply, HttpResponse};
+use crate::reply::{reply, HttpResponse};
 use crate::Shared;
 use bytes::Bytes;
 use hyper::body::Frame;
@@ -97,11 +97,11 @@ pub(crate) fn start(
     shared: &Arc<Shared>,
     path_q: &str,
     program: String,
-    table: Option<crate::handler::TableWanted>,
+    table: Option<crate::reply::TableWanted>,
 ) -> HttpResponse {
     let wr = match parse_watch(path_q) {
         Ok(w) => w,
-        Err(resp) => return crate::handler::json_reply(resp.code, &resp.body),
+        Err(resp) => return crate::reply::json_reply(resp.code, &resp.body),
     };
     let res = wr.filter.resource.clone();
     let filter = wr.filter;
@@ -137,7 +137,7 @@ pub(crate) fn start(
     let first = match first {
         Ok(entries) => Ok(entries),
         Err(resp) if resp.code == 410 => Err(error_json(&resp)),
-        Err(resp) => return crate::handler::json_reply(resp.code, &resp.body),
+        Err(resp) => return crate::reply::json_reply(resp.code, &resp.body),
     };
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     let shared = shared.clone();
@@ -247,7 +247,7 @@ pub(crate) fn start(
 struct Watcher {
     tx: mpsc::Sender<Bytes>,
     /// Table events for `kubectl get -w`: one-row Tables, the column definitions in the first.
-    table: Option<crate::handler::TableWanted>,
+    table: Option<crate::reply::TableWanted>,
     first: bool,
 }
 

@@ -4,7 +4,7 @@
 
 mod support;
 
-use rvlab_core::interfere::{Policy, Settings, INTERFERER};
+use rvlab_instruments::interfere::{Policy, Settings, INTERFERER};
 use serde_json::{json, Value};
 use support::*;
 

@@ -4,7 +4,7 @@
 
 mod support;
 
-use rvlab_core::interfere::{ScenarioFile, Settings};
+use rvlab_instruments::interfere::{ScenarioFile, Settings};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

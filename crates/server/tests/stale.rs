@@ -6,7 +6,7 @@
 
 mod support;
 
-use rvlab_core::stale::Settings;
+use rvlab_instruments::stale::Settings;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

@@ -355,7 +355,7 @@ pub const KUBECTL_PAGE: &str = "kubectl.html";
 
 /// Whether a scenario text needs the kubectl model this build leaves out.
 fn text_needs_kubectl(text: &str) -> bool {
-    rvlab_core::kubectl::needs_model(&rvlab_core::lang::parse(text).diagnostics)
+    rvlab_core::lang::needs_kubectl_model(&rvlab_core::lang::parse(text).diagnostics)
 }
 
 /// Whether the page must open in its kubectl build instead: the link in `fragment` (or,
@@ -388,7 +388,7 @@ pub fn wants_kubectl(fragment: &str, stored: Option<&str>, course: Option<&Cours
 /// The link that opens the shown text in the kubectl build, when the text needs it (its
 /// diagnostics say so) and the link can hold it; `page_url` is asked only then.
 pub fn kubectl_link(app: &AppState, page_url: impl FnOnce() -> String) -> Option<String> {
-    if !rvlab_core::kubectl::needs_model(&app.diagnostics) {
+    if !rvlab_core::lang::needs_kubectl_model(&app.diagnostics) {
         return None;
     }
     let f = fragment(app, Flags::default()).ok()?;

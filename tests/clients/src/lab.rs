@@ -40,7 +40,7 @@ impl Lab {
     /// A server loaded with `setup`, with an interferer (`--interfere POLICY`, issue #15).
     pub fn start_with(
         setup: Option<&str>,
-        interfere: Option<rvlab_core::interfere::Settings>,
+        interfere: Option<rvlab_instruments::interfere::Settings>,
     ) -> Result<Lab> {
         Lab::serving(rvlab_server::Options {
             setup: setup.map(str::to_owned),

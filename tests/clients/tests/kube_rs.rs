@@ -63,7 +63,7 @@ fn replace_with_a_stale_resource_version_is_a_409_conflict() -> Result<()> {
 /// through and keeps the interferer's annotation; nothing is lost.
 #[test]
 fn a_replace_loop_that_re_reads_passes_under_the_read_write_interferer() -> Result<()> {
-    use rvlab_core::interfere::{Policy, Settings};
+    use rvlab_instruments::interfere::{Policy, Settings};
     let lab = Lab::start_with(
         Some(rvlab_clients::lab::lesson("stale-update")?),
         Some(Settings::new(Policy::ReadWrite)),

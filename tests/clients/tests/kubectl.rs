@@ -529,7 +529,7 @@ my-config   2      <age>
 /// overwrites it, and the trace reports the lost update, naming the field and the writer.
 #[test]
 fn client_side_apply_over_the_interferers_field_is_a_lost_update() -> Result<()> {
-    use rvlab_core::interfere::{Policy, Settings, INTERFERER};
+    use rvlab_instruments::interfere::{Policy, Settings, INTERFERER};
     let lab = Lab::start_with(
         Some(rvlab_clients::lab::lesson("stale-update")?),
         Some(Settings::new(Policy::SameField)),

@@ -108,7 +108,7 @@ except ApiException as e:
 /// replace succeeds and keeps the interferer's annotation.
 #[test]
 fn the_seed_loop_converges_under_the_read_write_interferer() -> Result<()> {
-    use rvlab_core::interfere::{Policy, Settings, INTERFERER};
+    use rvlab_instruments::interfere::{Policy, Settings, INTERFERER};
     let lab = Lab::start_with(
         Some(rvlab_clients::lab::lesson("stale-update")?),
         Some(Settings::new(Policy::ReadWrite)),

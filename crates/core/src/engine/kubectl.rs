@@ -272,7 +272,7 @@ impl World {
                 };
                 format!(
                     "kubectl lists {what} ({})",
-                    crate::view::status_line(response.code)
+                    crate::store::status::status_line(response.code)
                 )
             }
         };

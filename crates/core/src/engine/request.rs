@@ -273,6 +273,8 @@ impl World {
                     PatchType::Merge => Verb::MergePatch,
                     PatchType::Json => Verb::JsonPatch,
                     PatchType::Strategic => Verb::StrategicPatch,
+                    // The parser gives a `patch` statement no apply type (`apply` is its own).
+                    PatchType::Apply => Verb::Apply,
                 };
                 Built {
                     verb,

@@ -336,7 +336,7 @@ impl Course {
                     Err(format!("its text is larger than {MAX_TEXT_BYTES} bytes"))
                 }
                 Some(t) => parse(t).map_err(|d| {
-                    kubectl = crate::kubectl::needs_model(&d);
+                    kubectl = crate::lang::needs_kubectl_model(&d);
                     first_problem(&d)
                 }),
             };

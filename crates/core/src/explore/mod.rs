@@ -32,7 +32,9 @@ pub use scenario::{explore, ExploreReport, ScenarioExplorer, ScenarioModel};
 use crate::count::Count;
 use crate::vecmap::VecMap;
 use std::collections::BTreeMap;
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
+
+pub use rvlab_base::hash::{Fnv64, Recorder};
 
 /// What the explorer needs of a model: choices, a transition that reports the schedule
 /// letters it ran, and an evaluation of a finished world.
@@ -82,21 +84,6 @@ pub trait Model {
     fn permute(&self, world: &Self::World, perm: &[u8]) -> Self::World {
         let _ = perm;
         world.clone()
-    }
-}
-
-/// A `Hasher` that keeps every byte written to it (see [`Model::encode`]).
-#[derive(Debug, Default)]
-pub struct Recorder(pub Vec<u8>);
-
-impl Hasher for Recorder {
-    fn finish(&self) -> u64 {
-        let mut h = Fnv64::default();
-        h.write(&self.0);
-        h.finish()
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        self.0.extend_from_slice(bytes);
     }
 }
 
@@ -419,28 +406,6 @@ fn fingerprint(code: &[u8]) -> u64 {
 fn lookup(memo: &Memo, code: &[u8], key: u64) -> Option<u32> {
     memo.get(&key)
         .and_then(|bucket| bucket.iter().find(|(c, _)| **c == *code).map(|(_, s)| *s))
-}
-
-/// FNV-1a, 64 bit: small, fixed, the same on every platform.
-#[derive(Debug, Clone, Copy)]
-pub struct Fnv64(u64);
-
-impl Default for Fnv64 {
-    fn default() -> Self {
-        Fnv64(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for Fnv64 {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 ^= u64::from(*b);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
 }
 
 impl<M: Model> Explorer<M> {

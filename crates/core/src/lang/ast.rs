@@ -195,27 +195,9 @@ impl StmtKind {
     }
 }
 
-/// The three PATCH flavours a client can send (apply is its own statement).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PatchType {
-    /// `application/merge-patch+json` (RFC 7386).
-    Merge,
-    /// `application/json-patch+json` (RFC 6902).
-    Json,
-    /// `application/strategic-merge-patch+json`.
-    Strategic,
-}
-
-impl PatchType {
-    /// The request's Content-Type.
-    pub fn content_type(self) -> &'static str {
-        match self {
-            PatchType::Merge => "application/merge-patch+json",
-            PatchType::Json => "application/json-patch+json",
-            PatchType::Strategic => "application/strategic-merge-patch+json",
-        }
-    }
-}
+/// The PATCH flavours (a `patch` statement sends merge, JSON or strategic; apply is its own
+/// statement).
+pub use rvlab_apiserver::store::PatchType;
 
 /// apimachinery's `wait.Backoff`, with the name it was given in the text.
 #[derive(Debug, Clone, PartialEq)]
@@ -257,17 +239,7 @@ impl Backoff {
     }
 }
 
-/// A path into an object: `data.key`, `data["app.properties"]`, `spec.containers[0]`.
-pub type Path = Vec<PathSeg>;
-
-/// One step of a [`Path`].
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum PathSeg {
-    /// A map key (`.key` or `["key"]`).
-    Key(String),
-    /// An array index (`[0]`).
-    Index(u32),
-}
+pub use rvlab_base::fieldpath::{Path, PathSeg};
 
 /// An expression with its span.
 #[derive(Debug, Clone, PartialEq)]

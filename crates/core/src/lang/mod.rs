@@ -82,3 +82,12 @@ pub fn parse(src: &str) -> Parsed {
         diagnostics: diags,
     }
 }
+
+/// Whether these diagnostics say the text needs the kubectl model this build leaves out (the
+/// page then opens it in its kubectl build; always `false` in a build with the model).
+pub fn needs_kubectl_model(diagnostics: &[Diagnostic]) -> bool {
+    !crate::kubectl::IN_BUILD
+        && diagnostics
+            .iter()
+            .any(|d| d.message == crate::kubectl::NOT_IN_BUILD)
+}

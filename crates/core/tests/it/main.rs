@@ -4,6 +4,8 @@
 #![allow(clippy::disallowed_methods, reason = "tests are not in the page")]
 
 mod engine;
+#[cfg(feature = "api")]
+mod etcd_layout;
 mod exercises;
 mod explore;
 mod kubectl_engine;

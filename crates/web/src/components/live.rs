@@ -10,7 +10,6 @@
 use super::inspector::{http_exchange, object};
 use super::timeline::step_cell;
 use super::{button, el, el_id, on_click, Dispatch};
-use crate::state::exercises::ExerciseAction;
 use crate::state::live::{LiveAction, LiveLane, LiveRow, LiveState};
 use crate::state::{Action, AppState};
 use wasm_bindgen::JsCast;
@@ -25,30 +24,6 @@ const STYLE: &str = concat!(
 
 fn live(action: LiveAction) -> Action {
     Action::Live(action)
-}
-
-/// Lessons / Exercises / Live, as three tabs (`live_open`: the Live view is showing).
-pub fn view_tabs(
-    dispatch: &Dispatch,
-    open: bool,
-    progress: (usize, usize),
-    live_open: bool,
-) -> Html {
-    let on = |action| on_click(dispatch, Action::Exercise(action));
-    let lessons = !open && !live_open;
-    let exercises = open && !live_open;
-    html! {
-        <div class="tabs" role="tablist" aria-label="View">
-            <button type="button" role="tab" data-testid="lessons-tab" aria-selected={lessons.to_string()}
-                class={lessons.then_some("selected")} onclick={on(ExerciseAction::Open(false))}>{"Lessons"}</button>
-            <button type="button" role="tab" data-testid="exercises-tab" aria-selected={exercises.to_string()}
-                class={exercises.then_some("selected")} onclick={on(ExerciseAction::Open(true))}>
-                {format!("Exercises ({}/{} ✓)", progress.0, progress.1)}
-            </button>
-            <button type="button" role="tab" data-testid="tab-live" aria-selected={live_open.to_string()}
-                class={live_open.then_some("selected")} onclick={on_click(dispatch, live(LiveAction::Open(true)))}>{"Live"}</button>
-        </div>
-    }
 }
 
 /// The status line: the connection, how many steps, and what is not shown.
@@ -284,7 +259,7 @@ pub fn live_view(dispatch: &Dispatch, state: &LiveState) -> Html {
 pub fn tabs(dispatch: &Dispatch, app: &AppState) -> Html {
     let (open, progress) = (app.exercises.open, app.exercises.progress());
     if app.live.endpoint.is_some() {
-        view_tabs(dispatch, open, progress, app.live.open)
+        super::tabs::view_tabs_with_live(dispatch, open, progress, app.live.open)
     } else {
         super::tabs::view_tabs(dispatch, open, progress)
     }

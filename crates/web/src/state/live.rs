@@ -2,7 +2,7 @@
 //! `rvlab serve` pushed over its live endpoint (`<meta name="rvlab-live">`, server-sent
 //! events), as the server formatted it. The page holds no domain logic: each `step` event is
 //! read back into the core's [`StepView`] ([`StepView::from_json`]) with the lanes, the object
-//! and the badges the server computed (`rvlab_core::live`, its module docs give the events).
+//! and the badges the server computed (`rvlab_instruments::live`, its module docs give the events).
 //!
 //! Bounded: at most [`MAX_ROWS`] rows; the older ones are counted (`not_shown`). Steps the page
 //! never received (the server had dropped them, or they went by while the page was away) are
@@ -345,13 +345,13 @@ impl AppState {
     }
 }
 
-/// Live events as `rvlab serve` sends them, made by the core's [`rvlab_core::live::Live`] over
+/// Live events as `rvlab serve` sends them, made by the core's [`rvlab_instruments::live::Live`] over
 /// a real store (for the page's tests).
 #[cfg(test)]
 pub mod fixture {
-    use rvlab_core::live::{Live, Recorded};
     use rvlab_core::rng::Rng;
     use rvlab_core::store::{Actor, Env, Method, Request, Store};
+    use rvlab_instruments::live::{Live, Recorded};
     use serde_json::Value;
 
     const PATH: &str = "/api/v1/namespaces/default/configmaps";

@@ -1,0 +1,31 @@
+//! rvlab-instruments: what `rvlab serve` and `rvlab test` add around a store, as pure values.
+//!
+//! Module map:
+//! - [`limits`]: the live history's and stale reads' bounds;
+//! - [`interfere`]: the interferer of `--interfere` (the write committed before a request);
+//! - [`scripted`]: `--interfere scenario FILE`, a scenario's world as the other writers;
+//! - [`stale`]: which old state `--stale-reads K` serves a read from, and when reads turn fresh;
+//! - [`live`]: the live view: each real request as the page's step view (and, in its private
+//!   `live_scenario` module, "Save as scenario");
+//! - [`report`]: `rvlab test`'s report over a server's trace (retries after a 409, lost updates).
+//!
+//! Invariants: no I/O, no wall clock, no threads, no `HashMap` iteration in anything
+//! observable; the server holds the I/O and calls these under its one lock.
+
+pub mod interfere;
+pub mod limits;
+pub mod live;
+mod live_scenario;
+pub mod report;
+pub mod scripted;
+pub mod stale;
+
+/// The plan of `--interfere`, one line, as `rvlab serve` prints it on standard error at start:
+/// a scenario's ([`scripted::plan`]) or a policy of writes' ([`interfere::Settings::writes_plan`]).
+pub fn interference_plan(settings: &interfere::Settings) -> String {
+    if settings.policy == interfere::Policy::Scenario {
+        scripted::plan(settings)
+    } else {
+        settings.writes_plan()
+    }
+}

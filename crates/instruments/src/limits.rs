@@ -1,0 +1,10 @@
+//! The instruments' size limits, in one place.
+
+/// `rvlab serve`'s live view ([`crate::live::Live`]): at most this many steps are kept (the oldest are
+/// dropped and counted), and at most this many bytes of their events.
+pub const LIVE_HISTORY_STEPS: usize = 2_000;
+/// See [`LIVE_HISTORY_STEPS`].
+pub const LIVE_HISTORY_BYTES: usize = 8 << 20;
+/// The most writes `--stale-reads K` may lag a read behind: the server keeps K + 1 states of
+/// the store (one clone per write), so K is bounded.
+pub const MAX_STALE_READS: u32 = 16;

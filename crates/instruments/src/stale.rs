@@ -1,0 +1,364 @@
+//! Stale reads (issue #15): `rvlab serve --stale-reads K` and `rvlab test --stale-reads K` answer
+//! reads (GET of one object, LIST, watch) from the store's state K writes ago, a state that
+//! really existed, as a lagging apiserver watch cache (or a client's informer cache) does. Code
+//! that trusts a read without a version check is caught: its update with the stale
+//! resourceVersion gets the real 409 (writes are always served by the current store, as etcd
+//! is consistent for writes), and its unconditional update overwrites newer data, a lost update
+//! found because the write's base revision is the stale one.
+//!
+//! Pure and deterministic: the server keeps the last K + 1 states and asks this module which
+//! one to serve ([`state_for`]) and whether to serve it ([`StaleReads::decide`]). The rule
+//! that makes correct code converge: at most `max_stale` (`--max-injections`, default 3)
+//! stale answers per client program and target (an object's path, or a collection's); then
+//! that client reads that target fresh. An answer that is the same as the fresh one (the
+//! target did not change in the last K writes) is served fresh and not counted.
+
+use crate::limits::MAX_STALE_READS;
+use rvlab_apiserver::store::Response;
+use rvlab_base::json::{object, same_value};
+use rvlab_base::vecmap::VecMap;
+use serde_json::Value;
+
+/// The settings of stale reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// K: reads are served from the state this many writes before the current one
+    /// (1 ..= [`MAX_STALE_READS`]).
+    pub writes_behind: u32,
+    /// At most this many stale answers per client and target (`--max-injections N`).
+    pub max_stale: u32,
+}
+
+/// Reads `--stale-reads K`: a whole number from 0 (off) to [`MAX_STALE_READS`].
+pub fn parse_writes_behind(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(k) if k <= MAX_STALE_READS => Ok(k),
+        _ => Err(format!(
+            "--stale-reads takes a whole number of writes from 0 (off) to {MAX_STALE_READS}, not `{text}` (the server keeps that many old states of the store)"
+        )),
+    }
+}
+
+impl Settings {
+    /// K writes behind, at most [`crate::interfere::DEFAULT_MAX_INJECTIONS`] stale answers per
+    /// client and target.
+    pub fn new(writes_behind: u32) -> Settings {
+        Settings {
+            writes_behind,
+            max_stale: crate::interfere::DEFAULT_MAX_INJECTIONS,
+        }
+    }
+
+    /// `Err` unless 1 ≤ K ≤ [`MAX_STALE_READS`] and `max_stale` ≥ 1.
+    pub fn check(&self) -> Result<(), String> {
+        if self.writes_behind == 0 || self.writes_behind > MAX_STALE_READS {
+            return Err(format!(
+                "stale reads lag 1 to {MAX_STALE_READS} writes behind, not {}",
+                self.writes_behind
+            ));
+        }
+        if self.max_stale == 0 {
+            return Err("stale reads need at least 1 stale answer per client and target".into());
+        }
+        Ok(())
+    }
+
+    /// The plan, one line, as `rvlab serve` prints it on standard error at start.
+    pub fn plan(&self) -> String {
+        format!(
+            "stale reads: GET, LIST and watch served from the state {} ago, at most {} stale answer{} per client and object or collection (then fresh); writes see the current state",
+            writes(u64::from(self.writes_behind)),
+            self.max_stale,
+            if self.max_stale == 1 { "" } else { "s" },
+        )
+    }
+}
+
+fn writes(n: u64) -> String {
+    format!("{n} write{}", if n == 1 { "" } else { "s" })
+}
+
+/// Which of the kept states a read is served from: `revisions` are the kept states' revisions,
+/// oldest first, the current state last (never empty for a read to be served; empty gives 0).
+/// The state `writes_behind` writes before the current one, or the oldest kept while fewer
+/// writes were made; a read that names a resourceVersion N > 0 ("not older than N", the
+/// apiserver's rule for GET and LIST) gets the oldest of those at N or later (the current one
+/// if none is).
+pub fn state_for(revisions: &[u64], writes_behind: u32, not_older_than: u64) -> usize {
+    let Some(last) = revisions.len().checked_sub(1) else {
+        return 0;
+    };
+    let behind = usize::try_from(writes_behind).unwrap_or(usize::MAX);
+    let start = last.saturating_sub(behind);
+    (start..=last)
+        .find(|&i| revisions[i] >= not_older_than)
+        .unwrap_or(last)
+}
+
+/// One read, answered both ways, as the server asks about it.
+#[derive(Debug, Clone, Copy)]
+pub struct Read<'a> {
+    /// The client program (docs/serve.md, "Clients are named"; one count per program).
+    pub client: &'a str,
+    /// What it reads: an object's path or a collection's (no query, no `/status`).
+    pub target: &'a str,
+    /// The answer of the current state.
+    pub fresh: &'a Response,
+    /// The answer of the old state ([`state_for`]).
+    pub stale: &'a Response,
+    /// The old state's revision.
+    pub served_revision: u64,
+    /// The current state's revision.
+    pub current_revision: u64,
+    /// How many writes the old state is behind the current one.
+    pub writes_behind: u64,
+}
+
+/// A stale answer served: the trace step's `stale_read` member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaleRead {
+    pub served_revision: u64,
+    pub current_revision: u64,
+    pub writes_behind: u64,
+    /// The how-manieth stale answer for this client and target (1 ..= max_stale).
+    pub on_target: u32,
+    /// Why, in a sentence.
+    pub why: String,
+}
+
+impl StaleRead {
+    /// `{"served_revision": R, "current_revision": C, "writes_behind": K, "why": "…"}`
+    /// (docs/json-trace.md).
+    pub fn to_json(&self) -> Value {
+        object(vec![
+            ("served_revision", self.served_revision.into()),
+            ("current_revision", self.current_revision.into()),
+            ("writes_behind", self.writes_behind.into()),
+            ("why", self.why.as_str().into()),
+        ])
+    }
+}
+
+/// Whether two answers say the same: the same code and body, a list's own
+/// `metadata.resourceVersion` aside (its items are compared).
+pub fn same_answer(a: &Response, b: &Response) -> bool {
+    if a.code != b.code {
+        return false;
+    }
+    match (a.body.get("items"), b.body.get("items")) {
+        (Some(x), Some(y)) => same_value(x, y),
+        _ => same_value(&a.body, &b.body),
+    }
+}
+
+/// The decisions, with their counts per client and target. Pure: they depend only on the
+/// settings and the reads fed to [`StaleReads::decide`].
+#[derive(Debug, Clone)]
+pub struct StaleReads {
+    settings: Settings,
+    /// Stale answers so far, per (client, target).
+    counts: VecMap<(String, String), u32>,
+    served: u64,
+}
+
+impl StaleReads {
+    /// `Err` when the settings are out of range ([`Settings::check`]).
+    pub fn new(settings: Settings) -> Result<StaleReads, String> {
+        settings.check()?;
+        Ok(StaleReads {
+            settings,
+            counts: VecMap::new(),
+            served: 0,
+        })
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Stale answers served so far, in all.
+    pub fn served(&self) -> u64 {
+        self.served
+    }
+
+    /// Whether to serve `read.stale` instead of `read.fresh`: only when it is older and says
+    /// something else, and the client has had fewer than `max_stale` stale answers for this
+    /// target. `Some`: serve it (counted); `None`: serve the fresh answer.
+    pub fn decide(&mut self, read: &Read<'_>) -> Option<StaleRead> {
+        if read.served_revision >= read.current_revision || same_answer(read.fresh, read.stale) {
+            return None;
+        }
+        let key = (read.client.to_string(), read.target.to_string());
+        let done = self.counts.get(&key).copied().unwrap_or(0);
+        if done >= self.settings.max_stale {
+            return None;
+        }
+        let on_target = done + 1;
+        self.counts.insert(key, on_target);
+        self.served += 1;
+        let what = match read.stale.code {
+            200 => format!("revision {}", read.served_revision),
+            code => format!("{code} (at revision {})", read.served_revision),
+        };
+        let why = format!(
+            "{} read {} and was answered {what}, the state {} before the current revision {}: stale answer {on_target} of at most {} for {} on it (then fresh)",
+            read.client,
+            read.target,
+            writes(read.writes_behind),
+            read.current_revision,
+            self.settings.max_stale,
+            read.client,
+        );
+        Some(StaleRead {
+            served_revision: read.served_revision,
+            current_revision: read.current_revision,
+            writes_behind: read.writes_behind,
+            on_target,
+            why,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ok(body: Value) -> Response {
+        Response { code: 200, body }
+    }
+
+    fn cm(rv: u64, value: &str) -> Response {
+        ok(
+            json!({"kind": "ConfigMap", "metadata": {"name": "c", "resourceVersion": rv.to_string()},
+            "data": {"key": value}}),
+        )
+    }
+
+    fn read<'a>(client: &'a str, fresh: &'a Response, stale: &'a Response) -> Read<'a> {
+        Read {
+            client,
+            target: "/api/v1/namespaces/default/configmaps/c",
+            fresh,
+            stale,
+            served_revision: 100,
+            current_revision: 101,
+            writes_behind: 1,
+        }
+    }
+
+    #[test]
+    fn the_state_k_writes_ago_or_the_oldest_kept() {
+        let revs = [100, 101, 102, 103];
+        assert_eq!(state_for(&revs, 1, 0), 2);
+        assert_eq!(state_for(&revs, 3, 0), 0);
+        // Fewer writes than K so far: the oldest kept.
+        assert_eq!(state_for(&revs, 16, 0), 0);
+        assert_eq!(state_for(&[100], 1, 0), 0);
+        assert_eq!(state_for(&[], 1, 0), 0);
+        // "Not older than N": the oldest state within K writes that has N.
+        assert_eq!(state_for(&revs, 3, 102), 2);
+        assert_eq!(state_for(&revs, 1, 101), 2);
+        assert_eq!(state_for(&revs, 3, 500), 3);
+    }
+
+    #[test]
+    fn a_stale_answer_is_counted_and_explained() {
+        let mut s = StaleReads::new(Settings::new(1)).unwrap();
+        let (fresh, stale) = (cm(101, "new"), cm(100, "old"));
+        let got = s.decide(&read("python", &fresh, &stale)).expect("stale");
+        assert_eq!(got.on_target, 1);
+        assert_eq!(
+            got.to_json(),
+            json!({"served_revision": 100, "current_revision": 101, "writes_behind": 1,
+                "why": "python read /api/v1/namespaces/default/configmaps/c and was answered revision 100, the state 1 write before the current revision 101: stale answer 1 of at most 3 for python on it (then fresh)"})
+        );
+        assert_eq!(s.served(), 1);
+    }
+
+    #[test]
+    fn at_most_max_stale_per_client_and_target_then_fresh() {
+        let mut s = StaleReads::new(Settings {
+            writes_behind: 2,
+            max_stale: 2,
+        })
+        .unwrap();
+        let (fresh, stale) = (cm(101, "new"), cm(100, "old"));
+        let answers: Vec<bool> = (0..4)
+            .map(|_| s.decide(&read("python", &fresh, &stale)).is_some())
+            .collect();
+        assert_eq!(answers, [true, true, false, false]);
+        // Another client, and another target of the same client, have their own counts.
+        assert_eq!(
+            s.decide(&read("kubectl", &fresh, &stale))
+                .map(|r| r.on_target),
+            Some(1)
+        );
+        let other = Read {
+            target: "/api/v1/namespaces/default/configmaps",
+            ..read("python", &fresh, &stale)
+        };
+        assert!(s.decide(&other).is_some());
+        assert_eq!(s.served(), 4);
+    }
+
+    #[test]
+    fn an_answer_that_did_not_change_is_fresh_and_not_counted() {
+        let mut s = StaleReads::new(Settings {
+            writes_behind: 1,
+            max_stale: 1,
+        })
+        .unwrap();
+        let same = cm(100, "old");
+        assert_eq!(s.decide(&read("python", &same, &same)), None);
+        // A list whose items are the same: only its own resourceVersion is older.
+        let list = |rv: &str| {
+            ok(
+                json!({"kind": "ConfigMapList", "metadata": {"resourceVersion": rv}, "items": [{"a": 1}]}),
+            )
+        };
+        let (l1, l2) = (list("101"), list("100"));
+        assert_eq!(s.decide(&read("python", &l1, &l2)), None);
+        // Not older: nothing to lie about.
+        let (fresh, stale) = (cm(101, "new"), cm(100, "old"));
+        let r = Read {
+            served_revision: 101,
+            ..read("python", &fresh, &stale)
+        };
+        assert_eq!(s.decide(&r), None);
+        assert_eq!(s.served(), 0);
+        // The one stale answer is still to give; a 404 of an object not yet created counts.
+        let missing = Response {
+            code: 404,
+            body: json!({"kind": "Status", "code": 404}),
+        };
+        let got = s.decide(&read("python", &fresh, &missing)).unwrap();
+        assert!(
+            got.why.contains("answered 404 (at revision 100)"),
+            "{}",
+            got.why
+        );
+        assert_eq!(s.decide(&read("python", &fresh, &stale)), None);
+    }
+
+    #[test]
+    fn settings_parse_check_and_plan() {
+        assert_eq!(parse_writes_behind("0"), Ok(0));
+        assert_eq!(parse_writes_behind("16"), Ok(16));
+        for bad in ["17", "-1", "x", ""] {
+            let e = parse_writes_behind(bad).unwrap_err();
+            assert!(e.contains("from 0 (off) to 16"), "{e}");
+        }
+        assert!(StaleReads::new(Settings::new(0)).is_err());
+        assert!(StaleReads::new(Settings::new(17)).is_err());
+        assert!(StaleReads::new(Settings {
+            writes_behind: 1,
+            max_stale: 0
+        })
+        .is_err());
+        assert_eq!(
+            Settings::new(1).plan(),
+            "stale reads: GET, LIST and watch served from the state 1 write ago, at most 3 stale answers per client and object or collection (then fresh); writes see the current state"
+        );
+    }
+}
