@@ -347,8 +347,8 @@ fn determinism() -> Result<()> {
     Ok(())
 }
 
-/// Runs an example of `rvlab-web` natively (in release when `release`) and as wasm32 (always
-/// release, bound with `wasm-bindgen --target nodejs` and run by `node`), returning both
+/// Runs an example of `rvlab-web` natively (in the page's profile, `page`, when `release`) and as
+/// wasm32 (always the page's profile, bound with `wasm-bindgen --target nodejs` and run by `node`), returning both
 /// outputs.
 pub fn example_native_and_wasm(
     name: &str,
@@ -358,7 +358,7 @@ pub fn example_native_and_wasm(
     let mut native_args = vec!["run", "--quiet", "-p", "rvlab-web", "--example", name];
     native_args.extend_from_slice(extra);
     if release {
-        native_args.push("--release");
+        native_args.extend(["--profile", "page"]);
     }
     let native = run_capture(cmd("cargo", &native_args))?;
     let mut wasm_args = vec![
@@ -368,7 +368,8 @@ pub fn example_native_and_wasm(
         "rvlab-web",
         "--example",
         name,
-        "--release",
+        "--profile",
+        "page",
         "--target",
         "wasm32-unknown-unknown",
     ];
@@ -376,9 +377,7 @@ pub fn example_native_and_wasm(
     run(cmd("cargo", &wasm_args))?;
     let target = util::target_dir();
     let out_dir = target.join(format!("{name}-node"));
-    let wasm_file = target.join(format!(
-        "wasm32-unknown-unknown/release/examples/{name}.wasm"
-    ));
+    let wasm_file = target.join(format!("wasm32-unknown-unknown/page/examples/{name}.wasm"));
     let (out_dir, wasm_file) = (out_dir.to_string_lossy(), wasm_file.to_string_lossy());
     run(install::with_tools(cmd(
         "wasm-bindgen",
