@@ -11,7 +11,7 @@ use flate2::{write::GzEncoder, Compression};
 use std::io::{Read, Write};
 use std::path::Path;
 
-/// The download budget for wasm + JS + CSS, gzip'd as shipped (product.md): 300 kB, aim 150 kB.
+/// The download budget for wasm + JS + CSS, gzip'd as shipped (docs/size.md): 300 kB, aim 150 kB.
 pub const BUDGET: u64 = 300_000;
 /// The size we aim for.
 const AIM: u64 = 150_000;

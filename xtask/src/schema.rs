@@ -1,6 +1,6 @@
 //! `cargo xtask schema`: Kubernetes' schema facts for strategic merge patch and server-side
-//! apply, read from Kubernetes' own Go types, into `crates/apiserver/src/store/schema.txt` (the
-//! format and the pruning rule: `crates/apiserver/src/store/schema.rs`'s module docs).
+//! apply, read from Kubernetes' own Go types, into `crates/core/src/store/schema.txt` (the
+//! format and the pruning rule: `crates/core/src/store/schema.rs`'s module docs).
 //!
 //! The sources are k8s.io/api and k8s.io/apimachinery at one tag, read from git directories
 //! with `git show TAG:PATH` (mirrors without a work tree). A small Go reader (a lexer and a
@@ -20,10 +20,10 @@ use std::path::Path;
 use std::process::Command;
 
 /// Where `schema.txt` lives, from the project root.
-const OUT: &str = "crates/apiserver/src/store/schema.txt";
+const OUT: &str = "crates/core/src/store/schema.txt";
 /// The same facts as Rust statics, what the store (and so the page) reads: no text to parse
 /// at start (docs/size.md, "Issue #14").
-const OUT_RS: &str = "crates/apiserver/src/store/schema_data.rs";
+const OUT_RS: &str = "crates/core/src/store/schema_data.rs";
 const DEFAULT_API: &str = "/work/.mirror/kubernetes+api/repo";
 const DEFAULT_APIMACHINERY: &str = "/work/.mirror/kubernetes+apimachinery/repo";
 const DEFAULT_TAG: &str = "v0.32.5";

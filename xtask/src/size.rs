@@ -91,7 +91,7 @@ pub fn parse_baseline(text: &str) -> Result<u64> {
 pub fn check(total: u64, baseline: u64, ratchet: bool) -> Result<String> {
     if total > BUDGET {
         bail!(
-            "the page's download is {} as shipped, over the {} budget (product.md, docs/size.md); \
+            "the page's download is {} as shipped, over the {} budget (docs/size.md); \
              the budget does not move: make the page smaller (docs/size.md, \"How to look\")",
             kb(total),
             kb(BUDGET)

@@ -7,7 +7,7 @@
 //! succeeds iff that is still the current one (the value becomes the read value + 1 and the
 //! version advances), else it is answered 409 Conflict and the client starts its next attempt
 //! with a new get, or, after its 5th attempt, stops with the conflict. The explorer ignores time
-//! (scenario-language.md §7), so the backoff sleeps are not steps here either: one action is
+//! (docs/scenario-language.md, "Schedules"), so the backoff sleeps are not steps here either: one action is
 //! one request, exactly one letter of the explorer's schedules.
 //!
 //! The model holds only what the protocol needs: the counter's version and value, and per

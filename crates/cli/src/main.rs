@@ -3,6 +3,10 @@
 //! Exit codes: 0 every expectation holds (or the command succeeded), 1 an expectation failed or
 //! the file has errors, 2 usage error. Each subcommand lives in its own module and answers
 //! `--help`.
+//!
+//! Module map (one module per subcommand): `check`, `run`, `explore`, `lessons`, `exercises`,
+//! `exercise` (`exercise link`), `course` (`course build`), `grade`, `serve`, `test`; `args`:
+//! the shared option parser; `input`: reading a scenario from a file, `-` or `lesson:ID`.
 
 mod args;
 mod check;

@@ -4,7 +4,7 @@
 
 use crate::args::Args;
 use crate::{input, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
-use rvlab_instruments::interfere::{Policy, Settings};
+use rvlab_instruments::interfere::{InterferenceSettings, Policy};
 use std::io::Write;
 use std::net::ToSocketAddrs;
 use std::path::PathBuf;
@@ -190,15 +190,15 @@ pub fn main(argv: &[String]) -> u8 {
 /// (the same file given twice is one setup; the server checks that two different ones do not
 /// both create objects).
 pub fn with_scenario<'a>(
-    interfere: Option<Settings>,
+    interfere: Option<InterferenceSettings>,
     scenario_file: Option<&str>,
     file: Option<&'a str>,
-) -> Result<(Option<Settings>, Option<&'a str>), u8> {
+) -> Result<(Option<InterferenceSettings>, Option<&'a str>), u8> {
     let Some(f) = scenario_file else {
         return Ok((interfere, file));
     };
     let text = load_setup(f)?;
-    let settings = interfere.map(|s| Settings {
+    let settings = interfere.map(|s| InterferenceSettings {
         scenario: Some(rvlab_instruments::interfere::ScenarioFile {
             name: input::display_name(f).to_string(),
             text,
@@ -211,7 +211,7 @@ pub fn with_scenario<'a>(
 /// The interferer's settings from `--interfere POLICY`, `--interfere-field PATH`,
 /// `--max-injections N` and `--seed N` (the last three only with the first); `rvlab test`'s
 /// too. For `scenario`, the scenario is added by [`with_scenario`].
-pub fn interference(args: &Args) -> Result<Option<Settings>, String> {
+pub fn interference(args: &Args) -> Result<Option<InterferenceSettings>, String> {
     let Some(policy) = args.value("--interfere") else {
         for o in ["--interfere-field", "--max-injections", "--seed"] {
             if o == "--max-injections" && args.value("--stale-reads").is_some() {
@@ -226,7 +226,7 @@ pub fn interference(args: &Args) -> Result<Option<Settings>, String> {
         }
         return Ok(None);
     };
-    let mut settings = Settings::new(Policy::parse(policy)?);
+    let mut settings = InterferenceSettings::new(Policy::parse(policy)?);
     if let Some(f) = args.value("--interfere-field") {
         match settings.policy {
             Policy::ReadWrite => {}
@@ -276,12 +276,14 @@ fn max_injections(args: &Args) -> Result<Option<u32>, String> {
 
 /// Stale reads from `--stale-reads K` (0: off) and `--max-injections N` (the stale answers
 /// per client and target). `rvlab test` reads them the same way.
-pub fn stale_reads(args: &Args) -> Result<Option<rvlab_instruments::stale::Settings>, String> {
+pub fn stale_reads(
+    args: &Args,
+) -> Result<Option<rvlab_instruments::stale::StaleReadSettings>, String> {
     let Some(k) = args.value("--stale-reads") else {
         return Ok(None);
     };
     let k = rvlab_instruments::stale::parse_writes_behind(k)?;
-    let mut settings = rvlab_instruments::stale::Settings::new(k);
+    let mut settings = rvlab_instruments::stale::StaleReadSettings::new(k);
     if let Some(n) = max_injections(args)? {
         settings.max_stale = n;
     }
@@ -298,7 +300,7 @@ async fn run(options: rvlab_server::Options) -> u8 {
             options
                 .stale
                 .as_ref()
-                .map(rvlab_instruments::stale::Settings::plan),
+                .map(rvlab_instruments::stale::StaleReadSettings::plan),
         )
         .collect();
     let wrote_kubeconfig = options.kubeconfig.is_some();

@@ -4,7 +4,7 @@
 
 use crate::args::Args;
 use crate::{serve, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
-use rvlab_instruments::interfere::Settings;
+use rvlab_instruments::interfere::InterferenceSettings;
 use rvlab_instruments::report::{self, Ended};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -147,8 +147,8 @@ fn run(
     setup: Option<String>,
     command: &[String],
     timeout_ns: u64,
-    interfere: Option<Settings>,
-    stale: Option<rvlab_instruments::stale::Settings>,
+    interfere: Option<InterferenceSettings>,
+    stale: Option<rvlab_instruments::stale::StaleReadSettings>,
     trace: Option<PathBuf>,
     report_file: Option<PathBuf>,
 ) -> u8 {
@@ -235,7 +235,7 @@ fn run(
         .unwrap_or_default();
     let dropped = doc.get("dropped").and_then(|d| d.as_u64()).unwrap_or(0);
     let report = report::Report {
-        command: report::Command {
+        command: report::CommandRun {
             argv: command.to_vec(),
             ended,
             duration_ns,

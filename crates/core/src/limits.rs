@@ -32,7 +32,7 @@ pub const MAX_INDEX: u32 = 10_000;
 /// The largest run-length count in a schedule token (`a3b2`): a count can ask for every step a
 /// run may take, and no more.
 pub const MAX_SCHEDULE_COUNT: u32 = MAX_STEPS;
-/// The longest object name and namespace: the apiserver model's (`rvlab_apiserver::names`).
-pub use rvlab_apiserver::names::{MAX_NAMESPACE_CHARS, MAX_NAME_CHARS};
+/// The longest object name and namespace: the apiserver model's (`crate::names`).
+pub use crate::names::{MAX_NAMESPACE_CHARS, MAX_NAME_CHARS};
 /// At most this many diagnostics are reported for one text.
 pub const MAX_DIAGNOSTICS: usize = 100;

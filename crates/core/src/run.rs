@@ -1,7 +1,7 @@
 //! A [`Run`]: a scenario played from a seed along a schedule, with the world after every step
 //! kept, so the page can jump anywhere in O(1), and the expectations checked at the end.
 
-use crate::engine::{expr, Action, ClientOutcome, RunError, StepRecord, World, MAX_STEPS};
+use crate::engine::{expr, ClientOutcome, RunError, StepKind, StepRecord, World, MAX_STEPS};
 use crate::lang::ast::{ExpectKind, Expectation, Scenario};
 use crate::schedule::{format_token, parse_token};
 use std::borrow::Cow;
@@ -195,7 +195,7 @@ impl Run {
             | ExpectKind::Contains { target, .. }
             | ExpectKind::Exists(target)
             | ExpectKind::Deleted(target) => steps.iter().rposition(|s| {
-                s.action == Action::Request
+                s.action == StepKind::Request
                     && s.revision.is_some()
                     && s.target.as_ref() == Some(target)
             }),
@@ -222,7 +222,7 @@ impl Run {
     }
 }
 
-/// Checks every `expect` of the scenario against a world (scenario-language.md §5). Clients
+/// Checks every `expect` of the scenario against a world (docs/scenario-language.md, "Expectations"). Clients
 /// that have not finished count as neither succeeded nor failed.
 pub fn check_expectations(scenario: &Scenario, world: &World) -> Vec<ExpectationResult> {
     let outcome = |name: &str| -> Option<Option<&ClientOutcome>> {

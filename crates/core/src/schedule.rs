@@ -1,4 +1,4 @@
-//! Schedule tokens (scenario-language.md §5): the client letter of each step, with optional
+//! Schedule tokens (docs/scenario-language.md, "Schedules"): the client letter of each step, with optional
 //! run-length counts: `a3b2a` means a, a, a, b, b, a.
 //!
 //! One grammar for every token, read by [`pieces`]: a file's `schedule` line (the checks turn

@@ -1,7 +1,7 @@
 //! Plain, preformatted views of a run for the page (and the CLI): every label is ready to show,
 //! no logic is left to the UI.
 
-use crate::engine::{fmt_duration, Action, ClientOutcome, Mark, StepRecord, Verb, World};
+use crate::engine::{fmt_duration, ClientOutcome, Mark, StepKind, StepRecord, World, WriteKind};
 use crate::lang::ast::{Client, Scenario, Stmt, StmtKind};
 use crate::run::Run;
 use crate::schedule::letter;
@@ -208,7 +208,7 @@ pub fn kubectl_command(rec: &StepRecord) -> Option<String> {
     let body = req.body.as_ref().map(|b| b.to_string()).unwrap_or_default();
     // kubectl get, patch and replace take `--subresource=status`; apply has no such flag.
     let status = crate::engine::to_status(req);
-    if status && rec.verb? == Verb::Apply {
+    if status && rec.verb? == WriteKind::Apply {
         return None;
     }
     let target = if status {
@@ -218,26 +218,28 @@ pub fn kubectl_command(rec: &StepRecord) -> Option<String> {
     };
     let kubectl_target = |_: &ObjectRef| target.clone();
     Some(match rec.verb? {
-        Verb::Get => format!("kubectl get {} -o yaml", kubectl_target(t)),
-        Verb::Update if status => "kubectl replace --subresource=status -f obj.yaml".to_string(),
-        Verb::Update => "kubectl replace -f obj.yaml".to_string(),
-        Verb::Create => "kubectl create -f obj.yaml".to_string(),
-        Verb::MergePatch => format!(
+        WriteKind::Get => format!("kubectl get {} -o yaml", kubectl_target(t)),
+        WriteKind::Update if status => {
+            "kubectl replace --subresource=status -f obj.yaml".to_string()
+        }
+        WriteKind::Update => "kubectl replace -f obj.yaml".to_string(),
+        WriteKind::Create => "kubectl create -f obj.yaml".to_string(),
+        WriteKind::MergePatch => format!(
             "kubectl patch {} --type=merge -p {}",
             kubectl_target(t),
             shell_quote(&body)
         ),
-        Verb::JsonPatch => format!(
+        WriteKind::JsonPatch => format!(
             "kubectl patch {} --type=json -p {}",
             kubectl_target(t),
             shell_quote(&body)
         ),
-        Verb::StrategicPatch => format!(
+        WriteKind::StrategicPatch => format!(
             "kubectl patch {} --type=strategic -p {}",
             kubectl_target(t),
             shell_quote(&body)
         ),
-        Verb::Apply => {
+        WriteKind::Apply => {
             let manager = req
                 .path
                 .split("fieldManager=")
@@ -251,14 +253,14 @@ pub fn kubectl_command(rec: &StepRecord) -> Option<String> {
             };
             format!("kubectl apply --server-side --field-manager={manager}{force} -f -")
         }
-        Verb::Delete => {
+        WriteKind::Delete => {
             if req.body.is_some() {
                 // kubectl delete has no flag for preconditions.
                 return None;
             }
             format!("kubectl delete {}", kubectl_target(t))
         }
-        Verb::Setup => return None,
+        WriteKind::Setup => return None,
     })
 }
 
@@ -303,7 +305,7 @@ pub fn step_view_named(name: &str, index: u32, rec: &StepRecord) -> StepView {
         lost_updates: rec
             .lost_updates
             .iter()
-            .map(|l| crate::engine::lost_sentence(l, rec.verb.unwrap_or(Verb::Update)))
+            .map(|l| crate::engine::lost_sentence(l, rec.verb.unwrap_or(WriteKind::Update)))
             .collect(),
         mark: rec.mark,
         mark_label: rec.mark.as_str(),
@@ -312,13 +314,13 @@ pub fn step_view_named(name: &str, index: u32, rec: &StepRecord) -> StepView {
             Some(k) => Some(k.command.clone()),
             None => kubectl_command(rec),
         },
-        sends_request: rec.action == Action::Request,
+        sends_request: rec.action == StepKind::Request,
         finished: rec.finished.as_ref().map(|o| format!("{name} {o}")),
         storage: storage_step(rec),
     }
 }
 
-/// The storage step behind a write, as the apiserver on etcd takes it (kubernetes-semantics.md
+/// The storage step behind a write, as the apiserver on etcd takes it (k8s.io/apiserver `pkg/storage/etcd3/store.go`
 /// §2; `rvlab serve --etcd` sends exactly these): an effective write is one transaction on
 /// the object's key, comparing the `mod_revision` the apiserver read (0: absent) before it
 /// puts or deletes; a create of an existing name is that compare failing; a stale

@@ -17,7 +17,7 @@ pub enum Policy {
     SameField,
     /// A scenario's scripted clients are the other writers (`--interfere scenario FILE`): one
     /// scripted request before each real request, in schedule order ([`crate::scripted`];
-    /// [`Settings::scenario`] holds the file).
+    /// [`InterferenceSettings::scenario`] holds the file).
     Scenario,
 }
 
@@ -54,7 +54,7 @@ impl Policy {
 
 /// The interferer's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Settings {
+pub struct InterferenceSettings {
     pub policy: Policy,
     /// The field the interferer changes (`--interfere-field PATH`, e.g. `metadata.labels.x`);
     /// `None`: the policy's default.
@@ -76,9 +76,9 @@ pub const DEFAULT_MAX_INJECTIONS: u32 = 3;
 /// show it.
 pub const INTERFERER: &str = "rvlab-interferer";
 
-use rvlab_apiserver::store::{join_path, Actor, Method, ObjectRef, Request};
-use rvlab_base::rng::Rng;
-use rvlab_base::vecmap::VecMap;
+use rvlab_core::rng::Rng;
+use rvlab_core::store::{join_path, Actor, Method, ObjectRef, Request};
+use rvlab_core::vecmap::VecMap;
 use serde_json::{Map, Value};
 
 /// The field `read-write` changes unless `--interfere-field` names another:
@@ -159,12 +159,12 @@ fn dotted(keys: &[String]) -> String {
     keys.join(".")
 }
 
-impl Settings {
+impl InterferenceSettings {
     /// The settings of `policy` with the defaults: its default field, at most
     /// [`DEFAULT_MAX_INJECTIONS`] per object (for [`Policy::Scenario`]: no bound but the
     /// scenario's end), seed 0, no scenario.
-    pub fn new(policy: Policy) -> Settings {
-        Settings {
+    pub fn new(policy: Policy) -> InterferenceSettings {
+        InterferenceSettings {
             policy,
             field: None,
             max_injections: match policy {
@@ -177,10 +177,10 @@ impl Settings {
     }
 
     /// The settings of `--interfere scenario FILE` with the defaults (no bound, seed 0).
-    pub fn scenario(file: ScenarioFile) -> Settings {
-        Settings {
+    pub fn scenario(file: ScenarioFile) -> InterferenceSettings {
+        InterferenceSettings {
             scenario: Some(file),
-            ..Settings::new(Policy::Scenario)
+            ..InterferenceSettings::new(Policy::Scenario)
         }
     }
 
@@ -265,7 +265,7 @@ pub struct Injection {
 impl Injection {
     /// The trace step's `interference` field (docs/json-trace.md).
     pub fn to_json(&self) -> Value {
-        rvlab_base::json::object(vec![
+        rvlab_core::json::object(vec![
             ("policy", Value::from(self.policy.name())),
             ("client", Value::from(self.client.as_str())),
             ("object", Value::from(self.object.as_str())),
@@ -290,7 +290,7 @@ impl Injection {
 /// requests it is fed.
 #[derive(Debug, Clone)]
 pub struct Interferer {
-    settings: Settings,
+    settings: InterferenceSettings,
     field: Vec<String>,
     rng: Rng,
     /// Injections so far, per object.
@@ -301,7 +301,7 @@ pub struct Interferer {
 impl Interferer {
     /// An interferer; `Err` when the settings' field is not one it can write, or for
     /// [`Policy::Scenario`] (whose writers are a scenario's clients: [`crate::scripted`]).
-    pub fn new(settings: Settings) -> Result<Interferer, String> {
+    pub fn new(settings: InterferenceSettings) -> Result<Interferer, String> {
         if settings.policy == Policy::Scenario {
             return Err(
                 "the scenario policy's writers are the scenario's clients (rvlab_core::scripted)"
@@ -319,7 +319,7 @@ impl Interferer {
     }
 
     /// Its settings.
-    pub fn settings(&self) -> &Settings {
+    pub fn settings(&self) -> &InterferenceSettings {
         &self.settings
     }
 
@@ -645,7 +645,7 @@ fn other_value(v: &Value, n: u32) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rvlab_apiserver::store::Resource;
+    use rvlab_core::store::Resource;
     use serde_json::json;
 
     fn cm(name: &str) -> ObjectRef {
@@ -684,7 +684,7 @@ mod tests {
     }
 
     fn interferer(policy: Policy) -> Interferer {
-        Interferer::new(Settings::new(policy)).unwrap()
+        Interferer::new(InterferenceSettings::new(policy)).unwrap()
     }
 
     #[test]
@@ -777,9 +777,9 @@ mod tests {
 
     #[test]
     fn at_most_max_injections_per_object() {
-        let mut i = Interferer::new(Settings {
+        let mut i = Interferer::new(InterferenceSettings {
             max_injections: 2,
-            ..Settings::new(Policy::ReadWrite)
+            ..InterferenceSettings::new(Policy::ReadWrite)
         })
         .unwrap();
         let (x, y) = (cm("x"), cm("y"));
@@ -940,10 +940,10 @@ mod tests {
     #[test]
     fn a_seed_chooses_the_chances_taken_and_replays() {
         let run = |seed: u64| -> Vec<bool> {
-            let mut i = Interferer::new(Settings {
+            let mut i = Interferer::new(InterferenceSettings {
                 seed,
                 max_injections: 100,
-                ..Settings::new(Policy::ReadWrite)
+                ..InterferenceSettings::new(Policy::ReadWrite)
             })
             .unwrap();
             let x = cm("x");
@@ -987,12 +987,12 @@ mod tests {
             assert!(parse_field(bad).is_err(), "{bad}");
         }
         assert_eq!(
-            Settings::new(Policy::ReadWrite).writes_plan(),
+            InterferenceSettings::new(Policy::ReadWrite).writes_plan(),
             "interference: read-write, at most 3 per object, field metadata.annotations.rvlab.dev/interference, seed 0 (every chance)"
         );
-        assert!(Interferer::new(Settings {
+        assert!(Interferer::new(InterferenceSettings {
             field: Some("metadata.uid".into()),
-            ..Settings::new(Policy::ReadWrite)
+            ..InterferenceSettings::new(Policy::ReadWrite)
         })
         .is_err());
     }

@@ -21,8 +21,8 @@ pub mod scripted;
 pub mod stale;
 
 /// The plan of `--interfere`, one line, as `rvlab serve` prints it on standard error at start:
-/// a scenario's ([`scripted::plan`]) or a policy of writes' ([`interfere::Settings::writes_plan`]).
-pub fn interference_plan(settings: &interfere::Settings) -> String {
+/// a scenario's ([`scripted::plan`]) or a policy of writes' ([`interfere::InterferenceSettings::writes_plan`]).
+pub fn interference_plan(settings: &interfere::InterferenceSettings) -> String {
     if settings.policy == interfere::Policy::Scenario {
         scripted::plan(settings)
     } else {

@@ -25,10 +25,10 @@
 //!   `{"name", "resource_version", "yaml"}` and LANE `{"name", "letter", "reads": [{"object",
 //!   "revision", "stale", "label"}]}`.
 
-use rvlab_apiserver::store::{Method, ObjectRef, Outcome, Request, Response, Store};
-use rvlab_base::json::object;
-use rvlab_base::vecmap::VecMap;
-use rvlab_core::engine::{self, request_target, request_verb, Action, StepRecord, Verb};
+use rvlab_core::engine::{self, request_target, request_verb, StepKind, StepRecord, WriteKind};
+use rvlab_core::json::object;
+use rvlab_core::store::{Method, ObjectRef, Outcome, Request, Response, Store};
+use rvlab_core::vecmap::VecMap;
 use rvlab_core::view::{self, ObjectView};
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -46,7 +46,7 @@ const VERBS_KEPT: usize = 4096;
 /// One request a real client sent, as the history keeps it (for the events and for
 /// [`Live::scenario`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Recorded {
+pub struct LiveRequest {
     /// The lane: the client's program (`kubectl`, `python`, `kube-rs`, `rvlab-interferer`).
     pub program: String,
     /// The writer's name (its field manager), as the trace and managedFields name it.
@@ -78,7 +78,7 @@ pub struct Before {
 /// One kept step.
 #[derive(Debug, Clone)]
 struct Kept {
-    recorded: Recorded,
+    recorded: LiveRequest,
     target: Option<ObjectRef>,
     /// The target after the step (`None`: absent).
     after: Option<Value>,
@@ -108,7 +108,7 @@ pub struct Live {
     dropped: u64,
     next: u64,
     lanes: Vec<Lane>,
-    verbs: VecMap<u64, Verb>,
+    verbs: VecMap<u64, WriteKind>,
     /// Other servers write the same store (replicas on etcd): their writes are not steps.
     shared: bool,
 }
@@ -187,7 +187,7 @@ impl Live {
     }
 
     /// The steps kept, oldest first.
-    pub fn recorded(&self) -> impl Iterator<Item = &Recorded> + '_ {
+    pub fn recorded(&self) -> impl Iterator<Item = &LiveRequest> + '_ {
         self.kept.iter().map(|k| &k.recorded)
     }
 
@@ -237,7 +237,7 @@ impl Live {
         (self.lanes.len() - 1) as u32
     }
 
-    fn observe(&mut self, lane: u32, rec: &Recorded, target: Option<&ObjectRef>) {
+    fn observe(&mut self, lane: u32, rec: &LiveRequest, target: Option<&ObjectRef>) {
         let Some(l) = self.lanes.get_mut(lane as usize) else {
             return;
         };
@@ -247,9 +247,8 @@ impl Live {
         }
         if let Some(items) = r.body["items"].as_array() {
             // A list: every item it carried (the list's path names the collection).
-            let base = rvlab_apiserver::store::path::parse(
-                rec.request.path.split('?').next().unwrap_or(""),
-            );
+            let base =
+                rvlab_core::store::path::parse(rec.request.path.split('?').next().unwrap_or(""));
             for item in items {
                 let (Ok(b), Some(name), Some(rv)) = (
                     base.as_ref(),
@@ -319,7 +318,7 @@ impl Live {
         &mut self,
         before: Before,
         store: &Store,
-        rec: Recorded,
+        rec: LiveRequest,
         outcome: &Outcome,
     ) -> String {
         let lane = self.lane(&rec.program);
@@ -365,7 +364,7 @@ impl Live {
             line: 0,
             statement,
             clock_nanos: rec.clock_nanos,
-            action: Action::Request,
+            action: StepKind::Request,
             verb: Some(verb),
             target: target.clone(),
             request: Some(rec.request.clone()),
@@ -447,9 +446,9 @@ impl Live {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rvlab_apiserver::store::{Actor, Env};
-    use rvlab_base::rng::Rng;
     use rvlab_core::engine::Mark;
+    use rvlab_core::rng::Rng;
+    use rvlab_core::store::{Actor, Env};
     use rvlab_core::view::StepView;
     use serde_json::json;
 
@@ -494,7 +493,7 @@ mod tests {
                 rng: &mut rng,
             },
         );
-        let rec = Recorded {
+        let rec = LiveRequest {
             program: program.into(),
             name: program.into(),
             command: None,
@@ -511,7 +510,7 @@ mod tests {
     }
 
     fn put_body(store: &Store, rv: &str, value: &str) -> Value {
-        let r = rvlab_apiserver::store::path::parse(CM).expect("a path");
+        let r = rvlab_core::store::path::parse(CM).expect("a path");
         let t = ObjectRef {
             resource: r.resource,
             namespace: r.namespace,

@@ -27,12 +27,12 @@
 //! send (Secrets and Namespaces outside kubectl, subresources other than a Deployment's
 //! status, other content types).
 
-use crate::live::{Live, Recorded};
-use rvlab_apiserver::store::{Method, ObjectRef, Resource};
+use crate::live::{Live, LiveRequest};
 use rvlab_core::lang::keywords;
 use rvlab_core::limits::{
     MAX_CLIENTS, MAX_NESTING_DEPTH, MAX_SOURCE_BYTES, MAX_STATEMENTS_PER_CLIENT,
 };
+use rvlab_core::store::{Method, ObjectRef, Resource};
 use serde_json::{Map, Value};
 
 /// kubectl's client-side apply annotation.
@@ -42,7 +42,7 @@ impl Live {
     /// The history as a scenario text ("Save as scenario", see the module docs): parsed and
     /// run with its own schedule, it sends the same requests in the same order.
     pub fn scenario(&self) -> String {
-        let recorded: Vec<&Recorded> = self.recorded().collect();
+        let recorded: Vec<&LiveRequest> = self.recorded().collect();
         let (objects, revision) = self.start();
         save(
             &recorded,
@@ -270,16 +270,16 @@ fn setup_object(obj: &Value, out: &mut Vec<String>) {
 }
 
 /// The parsed target of a request (`None`: not an object or collection path).
-fn target_of(r: &Recorded) -> Option<rvlab_apiserver::store::path::Target> {
-    rvlab_apiserver::store::path::parse(&r.request.path).ok()
+fn target_of(r: &LiveRequest) -> Option<rvlab_core::store::path::RequestTarget> {
+    rvlab_core::store::path::parse(&r.request.path).ok()
 }
 
-fn ok(r: &Recorded) -> bool {
+fn ok(r: &LiveRequest) -> bool {
     (200..300).contains(&r.response.code)
 }
 
 /// `PUT /api/v1/namespaces/default/configmaps/x` (the query left out).
-fn request_text(r: &Recorded) -> String {
+fn request_text(r: &LiveRequest) -> String {
     format!(
         "{} {}",
         r.request.method.as_str(),
@@ -308,7 +308,7 @@ impl Unit {
 }
 
 /// One request as scenario statements (or a comment saying why it is none).
-fn plain(i: usize, r: &Recorded, unit: &mut Unit) {
+fn plain(i: usize, r: &LiveRequest, unit: &mut Unit) {
     let text = request_text(r);
     let comment = |unit: &mut Unit, why: &str| unit.lines.push(format!("# {text} ({why})"));
     let Some(t) = target_of(r) else {
@@ -458,7 +458,7 @@ fn kind_word(r: &Resource) -> String {
 }
 
 /// `KIND NAME [-n NS]` of a kubectl command line.
-fn kubectl_object(t: &rvlab_apiserver::store::path::Target) -> String {
+fn kubectl_object(t: &rvlab_core::store::path::RequestTarget) -> String {
     let mut s = kind_word(&t.resource);
     if let Some(n) = &t.name {
         s.push(' ');
@@ -471,7 +471,7 @@ fn kubectl_object(t: &rvlab_apiserver::store::path::Target) -> String {
 }
 
 /// ` --field-manager M` when the request's manager is not kubectl's default for the command.
-fn manager_flag(r: &Recorded, default: &str) -> String {
+fn manager_flag(r: &LiveRequest, default: &str) -> String {
     match target_of(r).and_then(|t| t.field_manager) {
         Some(m) if m != default => format!(" --field-manager {}", quote(&m)),
         _ => String::new(),
@@ -479,7 +479,7 @@ fn manager_flag(r: &Recorded, default: &str) -> String {
 }
 
 /// The file name a command reads (`my-config.yaml`, `team-a-my-config.yaml`).
-fn file_name(t: &rvlab_apiserver::store::path::Target, name: &str) -> String {
+fn file_name(t: &rvlab_core::store::path::RequestTarget, name: &str) -> String {
     let clean: String = name
         .chars()
         .map(|c| {
@@ -496,7 +496,7 @@ fn file_name(t: &rvlab_apiserver::store::path::Target, name: &str) -> String {
     }
 }
 
-fn is_object_get(r: &Recorded, t: &rvlab_apiserver::store::path::Target) -> bool {
+fn is_object_get(r: &LiveRequest, t: &rvlab_core::store::path::RequestTarget) -> bool {
     r.request.method == Method::Get && t.name.is_some() && !t.status
 }
 
@@ -505,7 +505,7 @@ type Rebuilt = (Option<String>, Option<(String, Value)>, String);
 
 /// A kubectl command that sends exactly the requests of one invocation: its comment, the file
 /// it reads (name, object) and its line; `None` when the requests do not fit the command.
-fn kubectl_command(reqs: &[&Recorded]) -> Option<Rebuilt> {
+fn kubectl_command(reqs: &[&LiveRequest]) -> Option<Rebuilt> {
     let first = *reqs.first()?;
     let last = *reqs.last()?;
     let t0 = target_of(first)?;
@@ -514,9 +514,9 @@ fn kubectl_command(reqs: &[&Recorded]) -> Option<Rebuilt> {
         .as_deref()
         .and_then(|c| c.split_whitespace().nth(1))
         .unwrap_or("");
-    let m = |r: &Recorded| r.request.method;
+    let m = |r: &LiveRequest| r.request.method;
     let count = reqs.len();
-    let same = |r: &Recorded| {
+    let same = |r: &LiveRequest| {
         target_of(r).is_some_and(|t| t.resource == t0.resource && t.namespace == t0.namespace)
     };
     if !reqs
@@ -686,9 +686,9 @@ fn kubectl_command(reqs: &[&Recorded]) -> Option<Rebuilt> {
 }
 
 /// One kubectl invocation as a unit: its command, or else its requests as statements.
-fn kubectl_unit(reqs: &[(usize, &Recorded)]) -> Unit {
+fn kubectl_unit(reqs: &[(usize, &LiveRequest)]) -> Unit {
     let mut unit = Unit::default();
-    let recs: Vec<&Recorded> = reqs.iter().map(|(_, r)| *r).collect();
+    let recs: Vec<&LiveRequest> = reqs.iter().map(|(_, r)| *r).collect();
     match kubectl_command(&recs) {
         Some((comment, file, line)) => {
             unit.lines.extend(comment);
@@ -754,13 +754,13 @@ struct Client {
 
 /// Whether kubectl sent the request: it names its command and session in headers (the lane
 /// alone is not enough: a test, or a server, may name lanes otherwise).
-fn is_kubectl(r: &Recorded) -> bool {
+fn is_kubectl(r: &LiveRequest) -> bool {
     r.program == "kubectl" || r.command.is_some() || r.session.is_some()
 }
 
 /// The scenario text of a history (see [`Live::scenario`]).
 fn save(
-    recorded: &[&Recorded],
+    recorded: &[&LiveRequest],
     objects: &[&Value],
     revision: u64,
     dropped: u64,
@@ -768,7 +768,7 @@ fn save(
 ) -> String {
     // Units in the order of their first request: each kubectl invocation, each other request.
     let mut units: Vec<(usize, String, Unit)> = Vec::new();
-    let mut sessions: Vec<(String, Vec<(usize, &Recorded)>)> = Vec::new();
+    let mut sessions: Vec<(String, Vec<(usize, &LiveRequest)>)> = Vec::new();
     for (i, r) in recorded.iter().enumerate() {
         if is_kubectl(r) {
             if let Some(s) = &r.session {
@@ -790,7 +790,7 @@ fn save(
     for (_, reqs) in &sessions {
         units.push((reqs[0].0, reqs[0].1.program.clone(), kubectl_unit(reqs)));
     }
-    rvlab_base::sort::sort_by_key(&mut units, |(i, _, _)| *i);
+    rvlab_core::sort::sort_by_key(&mut units, |(i, _, _)| *i);
 
     let mut clients: Vec<Client> = Vec::new();
     let mut taken: Vec<String> = Vec::new();
@@ -922,7 +922,7 @@ fn save(
             .and_then(|s| s.parse::<u64>().ok())
             .unwrap_or(0)
     };
-    rvlab_base::sort::sort_by_key(&mut objs, |o| rv(o));
+    rvlab_core::sort::sort_by_key(&mut objs, |o| rv(o));
     let top = objs.iter().map(|o| rv(o)).max().unwrap_or(0);
     if revision > top {
         out.push_str(&format!(

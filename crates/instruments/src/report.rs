@@ -18,7 +18,7 @@
 //! - the verdict and the exit code ([`Report::exit_code`]).
 
 use crate::interfere::INTERFERER;
-use rvlab_base::json::object;
+use rvlab_core::json::object;
 use serde_json::Value;
 
 /// The report's JSON format version.
@@ -37,7 +37,7 @@ pub enum Ended {
 
 /// The command under test, as it ran.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Command {
+pub struct CommandRun {
     pub argv: Vec<String>,
     pub ended: Ended,
     /// Wall-clock time it ran, in nanoseconds.
@@ -110,7 +110,7 @@ pub struct Lost {
 
 /// A write of the interferer (or a scripted client's request).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Injection {
+pub struct InjectionSeen {
     pub step: u64,
     /// `rvlab-interferer`, or the scripted client's name.
     pub client: String,
@@ -139,7 +139,7 @@ pub struct Analysis {
     pub clients: Vec<ClientStats>,
     pub retries: Vec<Retry>,
     pub lost_updates: Vec<Lost>,
-    pub injections: Vec<Injection>,
+    pub injections: Vec<InjectionSeen>,
     pub stale_answers: Vec<StaleAnswer>,
     pub steps: u64,
     /// Steps the server let go from memory before the analysis (its `dropped`).
@@ -193,7 +193,7 @@ fn leaf_at(obj: &Value, path: &str) -> Value {
         }
         let Value::Object(m) = v else { return None };
         for (k, c) in m {
-            let p = rvlab_apiserver::store::join_path(here, k);
+            let p = rvlab_core::store::join_path(here, k);
             if want == p || want.starts_with(&p) {
                 if let Some(found) = walk(c, &p, want) {
                     return Some(found);
@@ -226,7 +226,7 @@ pub fn analyze(steps: &[Value], dropped: u64) -> Analysis {
             });
         }
         if client == INTERFERER || step.get("interference").is_some() {
-            injections.push(Injection {
+            injections.push(InjectionSeen {
                 step: u64_at(step, "/index"),
                 client: client.to_string(),
                 method: method.to_string(),
@@ -352,12 +352,12 @@ pub fn analyze(steps: &[Value], dropped: u64) -> Analysis {
 /// A whole report: the command and the analysis of the server's trace.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
-    pub command: Command,
+    pub command: CommandRun,
     pub analysis: Analysis,
     /// The interferer's settings (null: none).
-    pub interfere: Option<crate::interfere::Settings>,
+    pub interfere: Option<crate::interfere::InterferenceSettings>,
     /// `--stale-reads K`'s settings (null: off).
-    pub stale: Option<crate::stale::Settings>,
+    pub stale: Option<crate::stale::StaleReadSettings>,
 }
 
 /// `rvlab test`'s exit code when the command timed out (as GNU `timeout`).
@@ -664,7 +664,7 @@ fn rv_text(v: &Value) -> String {
 
 /// Nanoseconds as `1.25s`.
 fn seconds(ns: u64) -> String {
-    format!("{}s", rvlab_base::decimal::fixed(ns, 9, 2))
+    format!("{}s", rvlab_core::decimal::fixed(ns, 9, 2))
 }
 
 /// Reads a Go-style duration (`30s`, `2m`, `1h30m`, `1.5s`, `500ms`) as nanoseconds; the
@@ -847,7 +847,7 @@ mod tests {
         assert_eq!(a.injections.len(), 1);
         assert_eq!(a.clients.len(), 2);
         let r = Report {
-            command: Command {
+            command: CommandRun {
                 argv: vec!["x".into()],
                 ended: Ended::Exited(0),
                 duration_ns: 0,
@@ -877,14 +877,14 @@ mod tests {
         let names: Vec<&str> = a.clients.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["python"]);
         let r = Report {
-            command: Command {
+            command: CommandRun {
                 argv: vec!["x".into()],
                 ended: Ended::Exited(0),
                 duration_ns: 0,
                 timeout_ns: 1,
             },
             analysis: a,
-            interfere: Some(crate::interfere::Settings::scenario(
+            interfere: Some(crate::interfere::InterferenceSettings::scenario(
                 crate::interfere::ScenarioFile {
                     name: "s.rvl".into(),
                     text: String::new(),
@@ -907,7 +907,7 @@ mod tests {
     #[test]
     fn exit_codes() {
         let r = |ended| Report {
-            command: Command {
+            command: CommandRun {
                 argv: vec![],
                 ended,
                 duration_ns: 0,
@@ -966,7 +966,7 @@ mod tests {
             }]
         );
         let r = Report {
-            command: Command {
+            command: CommandRun {
                 argv: vec!["x".into()],
                 ended: Ended::Exited(0),
                 duration_ns: 0,
@@ -974,7 +974,7 @@ mod tests {
             },
             analysis: a,
             interfere: None,
-            stale: Some(crate::stale::Settings::new(1)),
+            stale: Some(crate::stale::StaleReadSettings::new(1)),
         };
         assert_eq!(r.exit_code(), 1);
         let text = r.to_text();

@@ -16,12 +16,12 @@
 //! Bounds: `--max-injections N` is the number of scripted requests in all (every client's),
 //! none by default but the scenario's own end and the engine's [`MAX_STEPS`] steps.
 
-use crate::interfere::{Policy, ScenarioFile, Settings};
-use rvlab_apiserver::store::Store;
-use rvlab_base::json::object;
+use crate::interfere::{InterferenceSettings, Policy, ScenarioFile};
 use rvlab_core::engine::{StepRecord, Transport, World, MAX_STEPS};
+use rvlab_core::json::object;
 use rvlab_core::lang::ast::Scenario;
 use rvlab_core::schedule::{letter, parse_token};
+use rvlab_core::store::Store;
 use serde_json::Value;
 
 /// The scripted world and where it is in its schedule.
@@ -143,7 +143,7 @@ fn order(scenario: &Scenario, seed: u64) -> String {
 /// The plan line `rvlab serve` prints at start for [`Policy::Scenario`]:
 /// `interference: scenario loop.rvl, scripted clients alice (a), bob (b), in the default
 /// scheduler's order (…); one scripted request before each real request, until they finish`.
-pub fn plan(settings: &Settings) -> String {
+pub fn plan(settings: &InterferenceSettings) -> String {
     let Some(file) = &settings.scenario else {
         return "interference: scenario (no scenario given)".into();
     };
@@ -189,7 +189,7 @@ pub fn plan(settings: &Settings) -> String {
 impl Scripted {
     /// The scripted world of `settings` (its scenario's setup done, stamped at `now_ms`);
     /// `Err`: no scenario, a scenario with errors, a setup that fails, a bad schedule line.
-    pub fn new(settings: &Settings, now_ms: u64) -> Result<Scripted, String> {
+    pub fn new(settings: &InterferenceSettings, now_ms: u64) -> Result<Scripted, String> {
         let file = settings
             .scenario
             .as_ref()
@@ -354,9 +354,9 @@ impl Drop for Lent<'_> {
 mod tests {
     use super::*;
     use crate::interfere::ScenarioFile;
-    use rvlab_apiserver::store::{Actor, Env, Method, Request};
     use rvlab_core::engine::Direct;
     use rvlab_core::run::Run;
+    use rvlab_core::store::{Actor, Env, Method, Request};
 
     const TWO: &str = r#"object configmap/x at resourceVersion 100:
     data.k = "initial"
@@ -371,11 +371,11 @@ client bob:
     patch configmap/x merge {"data": {"b": "from-bob"}}
 "#;
 
-    fn settings(text: &str, seed: u64, max: u32) -> Settings {
-        Settings {
+    fn settings(text: &str, seed: u64, max: u32) -> InterferenceSettings {
+        InterferenceSettings {
             seed,
             max_injections: max,
-            ..Settings::scenario(ScenarioFile {
+            ..InterferenceSettings::scenario(ScenarioFile {
                 name: "s.rvl".into(),
                 text: text.into(),
             })
@@ -433,7 +433,7 @@ client bob:
             "scripted client alice's step 1 (line 5, `obj = get configmap/x`) before python's request (GET /api/v1/namespaces/default/configmaps/x)"
         );
         // A real write lands in between: alice's update will conflict.
-        let mut env_rng = rvlab_base::rng::Rng::new(1);
+        let mut env_rng = rvlab_core::rng::Rng::new(1);
         let out = store.handle(
             &Request {
                 method: Method::Patch,

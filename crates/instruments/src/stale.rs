@@ -14,14 +14,14 @@
 //! target did not change in the last K writes) is served fresh and not counted.
 
 use crate::limits::MAX_STALE_READS;
-use rvlab_apiserver::store::Response;
-use rvlab_base::json::{object, same_value};
-use rvlab_base::vecmap::VecMap;
+use rvlab_core::json::{object, same_value};
+use rvlab_core::store::Response;
+use rvlab_core::vecmap::VecMap;
 use serde_json::Value;
 
 /// The settings of stale reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Settings {
+pub struct StaleReadSettings {
     /// K: reads are served from the state this many writes before the current one
     /// (1 ..= [`MAX_STALE_READS`]).
     pub writes_behind: u32,
@@ -39,11 +39,11 @@ pub fn parse_writes_behind(text: &str) -> Result<u32, String> {
     }
 }
 
-impl Settings {
+impl StaleReadSettings {
     /// K writes behind, at most [`crate::interfere::DEFAULT_MAX_INJECTIONS`] stale answers per
     /// client and target.
-    pub fn new(writes_behind: u32) -> Settings {
-        Settings {
+    pub fn new(writes_behind: u32) -> StaleReadSettings {
+        StaleReadSettings {
             writes_behind,
             max_stale: crate::interfere::DEFAULT_MAX_INJECTIONS,
         }
@@ -155,15 +155,15 @@ pub fn same_answer(a: &Response, b: &Response) -> bool {
 /// settings and the reads fed to [`StaleReads::decide`].
 #[derive(Debug, Clone)]
 pub struct StaleReads {
-    settings: Settings,
+    settings: StaleReadSettings,
     /// Stale answers so far, per (client, target).
     counts: VecMap<(String, String), u32>,
     served: u64,
 }
 
 impl StaleReads {
-    /// `Err` when the settings are out of range ([`Settings::check`]).
-    pub fn new(settings: Settings) -> Result<StaleReads, String> {
+    /// `Err` when the settings are out of range ([`StaleReadSettings::check`]).
+    pub fn new(settings: StaleReadSettings) -> Result<StaleReads, String> {
         settings.check()?;
         Ok(StaleReads {
             settings,
@@ -172,7 +172,7 @@ impl StaleReads {
         })
     }
 
-    pub fn settings(&self) -> &Settings {
+    pub fn settings(&self) -> &StaleReadSettings {
         &self.settings
     }
 
@@ -264,7 +264,7 @@ mod tests {
 
     #[test]
     fn a_stale_answer_is_counted_and_explained() {
-        let mut s = StaleReads::new(Settings::new(1)).unwrap();
+        let mut s = StaleReads::new(StaleReadSettings::new(1)).unwrap();
         let (fresh, stale) = (cm(101, "new"), cm(100, "old"));
         let got = s.decide(&read("python", &fresh, &stale)).expect("stale");
         assert_eq!(got.on_target, 1);
@@ -278,7 +278,7 @@ mod tests {
 
     #[test]
     fn at_most_max_stale_per_client_and_target_then_fresh() {
-        let mut s = StaleReads::new(Settings {
+        let mut s = StaleReads::new(StaleReadSettings {
             writes_behind: 2,
             max_stale: 2,
         })
@@ -304,7 +304,7 @@ mod tests {
 
     #[test]
     fn an_answer_that_did_not_change_is_fresh_and_not_counted() {
-        let mut s = StaleReads::new(Settings {
+        let mut s = StaleReads::new(StaleReadSettings {
             writes_behind: 1,
             max_stale: 1,
         })
@@ -349,15 +349,15 @@ mod tests {
             let e = parse_writes_behind(bad).unwrap_err();
             assert!(e.contains("from 0 (off) to 16"), "{e}");
         }
-        assert!(StaleReads::new(Settings::new(0)).is_err());
-        assert!(StaleReads::new(Settings::new(17)).is_err());
-        assert!(StaleReads::new(Settings {
+        assert!(StaleReads::new(StaleReadSettings::new(0)).is_err());
+        assert!(StaleReads::new(StaleReadSettings::new(17)).is_err());
+        assert!(StaleReads::new(StaleReadSettings {
             writes_behind: 1,
             max_stale: 0
         })
         .is_err());
         assert_eq!(
-            Settings::new(1).plan(),
+            StaleReadSettings::new(1).plan(),
             "stale reads: GET, LIST and watch served from the state 1 write ago, at most 3 stale answers per client and object or collection (then fresh); writes see the current state"
         );
     }

@@ -11,7 +11,7 @@
 //!   response carried (a GET, a write's answer, each list item, each watch event), and a
 //!   delete's revision. A write's `Actor.base_revision` is that figure for its target (or the
 //!   body's own `metadata.resourceVersion` when larger), so lost updates are found exactly as
-//!   for scripted clients (scenario-language.md §6).
+//!   for scripted clients (docs/scenario-language.md, "Lost updates, precisely").
 
 use crate::limits::MAX_TRACKED_CLIENTS;
 use serde_json::Value;
@@ -77,7 +77,7 @@ pub type ObjectKey = (String, String, String, String);
 /// What a request path addresses, from the REST URL layout alone (no knowledge of which
 /// resources exist: the store answers that).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
+pub enum UrlTarget {
     /// One object.
     Object(ObjectKey),
     /// A collection: group, plural, namespace (`None`: every namespace, or cluster-scoped).
@@ -86,7 +86,7 @@ pub enum Target {
 }
 
 /// Parses `/api/v1/...` and `/apis/G/V/...` (path without query; segments percent-decoded).
-pub fn target(path: &str) -> Target {
+pub fn target(path: &str) -> UrlTarget {
     let segs: Vec<String> = path
         .split('/')
         .skip(1)
@@ -99,20 +99,22 @@ pub fn target(path: &str) -> Target {
     let (group, rest) = match segs.first().map(String::as_str) {
         Some("api") if segs.len() >= 2 => (String::new(), &segs[2..]),
         Some("apis") if segs.len() >= 3 => (segs[1].clone(), &segs[3..]),
-        _ => return Target::Other,
+        _ => return UrlTarget::Other,
     };
     let r: Vec<&str> = rest.iter().map(String::as_str).collect();
     match r.as_slice() {
         ["namespaces", ns, plural] => {
-            Target::Collection(group, (*plural).into(), Some((*ns).into()))
+            UrlTarget::Collection(group, (*plural).into(), Some((*ns).into()))
         }
         // An object's status subresource addresses the object (its revisions, its kind).
         ["namespaces", ns, plural, name] | ["namespaces", ns, plural, name, "status"] => {
-            Target::Object((group, (*plural).into(), (*ns).into(), (*name).into()))
+            UrlTarget::Object((group, (*plural).into(), (*ns).into(), (*name).into()))
         }
-        [plural] => Target::Collection(group, (*plural).into(), None),
-        [plural, name] => Target::Object((group, (*plural).into(), String::new(), (*name).into())),
-        _ => Target::Other,
+        [plural] => UrlTarget::Collection(group, (*plural).into(), None),
+        [plural, name] => {
+            UrlTarget::Object((group, (*plural).into(), String::new(), (*name).into()))
+        }
+        _ => UrlTarget::Other,
     }
 }
 
@@ -197,7 +199,7 @@ impl Observed {
     pub fn record(
         &mut self,
         program: &str,
-        target: &Target,
+        target: &UrlTarget,
         code: u16,
         body: &Value,
         revision: Option<u64>,
@@ -206,12 +208,12 @@ impl Observed {
             return;
         }
         match target {
-            Target::Object(key) => {
+            UrlTarget::Object(key) => {
                 if let Some(rv) = rv_of(body).or(revision) {
                     self.set(program, key.clone(), rv);
                 }
             }
-            Target::Collection(group, plural, ns) => {
+            UrlTarget::Collection(group, plural, ns) => {
                 if let Some(items) = body.get("items").and_then(Value::as_array) {
                     for item in items {
                         self.record_item(program, group, plural, ns.as_deref(), item);
@@ -221,7 +223,7 @@ impl Observed {
                     self.record_item(program, group, plural, ns.as_deref(), body);
                 }
             }
-            Target::Other => {}
+            UrlTarget::Other => {}
         }
     }
 
@@ -290,30 +292,30 @@ mod tests {
         let k = |g: &str, p: &str, ns: &str, n: &str| (g.into(), p.into(), ns.into(), n.into());
         assert_eq!(
             target("/api/v1/namespaces/default/configmaps/my-config"),
-            Target::Object(k("", "configmaps", "default", "my-config"))
+            UrlTarget::Object(k("", "configmaps", "default", "my-config"))
         );
         assert_eq!(
             target("/apis/apps/v1/namespaces/x/deployments/web/status"),
-            Target::Object(k("apps", "deployments", "x", "web"))
+            UrlTarget::Object(k("apps", "deployments", "x", "web"))
         );
         assert_eq!(
             target("/apis/apps/v1/namespaces/x/deployments/web/scale"),
-            Target::Other
+            UrlTarget::Other
         );
         assert_eq!(
             target("/apis/apps/v1/namespaces/x/deployments"),
-            Target::Collection("apps".into(), "deployments".into(), Some("x".into()))
+            UrlTarget::Collection("apps".into(), "deployments".into(), Some("x".into()))
         );
         assert_eq!(
             target("/api/v1/configmaps"),
-            Target::Collection("".into(), "configmaps".into(), None)
+            UrlTarget::Collection("".into(), "configmaps".into(), None)
         );
         assert_eq!(
             target("/api/v1/namespaces/team-a"),
-            Target::Object(k("", "namespaces", "", "team-a"))
+            UrlTarget::Object(k("", "namespaces", "", "team-a"))
         );
-        assert_eq!(target("/version"), Target::Other);
-        assert_eq!(target("/api"), Target::Other);
+        assert_eq!(target("/version"), UrlTarget::Other);
+        assert_eq!(target("/api"), UrlTarget::Other);
     }
 
     #[test]
@@ -329,7 +331,7 @@ mod tests {
         let conflict = serde_json::json!({"kind": "Status", "code": 409});
         o.record(
             "kubectl",
-            &Target::Object(key.clone()),
+            &UrlTarget::Object(key.clone()),
             409,
             &conflict,
             None,

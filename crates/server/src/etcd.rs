@@ -522,7 +522,7 @@ impl Plan {
 
 /// A request served on etcd: the answer, and (when etcd answered) the store it was served on
 /// and the store after it, its write at etcd's revision (the live view's step).
-pub(crate) struct Served {
+pub(crate) struct EtcdOutcome {
     pub outcome: Outcome,
     pub stores: Option<(Store, Store)>,
 }
@@ -535,9 +535,9 @@ pub(crate) async fn serve(
     request: &Request,
     actor: &Actor,
     object: Option<&ObjectRef>,
-) -> Served {
+) -> EtcdOutcome {
     let deadline = Instant::now() + REQUEST_DEADLINE;
-    let failed = |e: &Unavailable| Served {
+    let failed = |e: &Unavailable| EtcdOutcome {
         outcome: unavailable(e),
         stores: None,
     };
@@ -562,7 +562,7 @@ pub(crate) async fn serve(
             .revision
             .and_then(|model_revision| Plan::of(&before, &store, model_revision));
         let Some(plan) = plan else {
-            return Served {
+            return EtcdOutcome {
                 outcome,
                 stores: Some((before, store)),
             };
@@ -588,7 +588,7 @@ pub(crate) async fn serve(
                     }
                 }
                 store.at_revision(revision);
-                return Served {
+                return EtcdOutcome {
                     outcome,
                     stores: Some((before, store)),
                 };

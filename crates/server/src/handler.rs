@@ -3,7 +3,7 @@
 //! state's lock, record the step, answer JSON.
 
 use crate::body::{self, Use};
-use crate::client::{self, Target};
+use crate::client::{self, UrlTarget};
 use crate::reply::{guarded, json_reply, table_wanted, HttpResponse, TableWanted};
 use crate::{now_ms, Shared};
 use bytes::Bytes;
@@ -183,8 +183,8 @@ pub(crate) async fn handle(
         }
     };
     let kind = match client::target(&path) {
-        Target::Object((g, p, _, _)) | Target::Collection(g, p, _) => client::kind_of(&g, &p),
-        Target::Other => None,
+        UrlTarget::Object((g, p, _, _)) | UrlTarget::Collection(g, p, _) => client::kind_of(&g, &p),
+        UrlTarget::Other => None,
     };
     let (body_value, store_ct) =
         match body::decode(how, content_type.as_deref(), &bytes, kind.as_deref()) {
@@ -354,8 +354,8 @@ impl Asked<'_> {
         outcome: &Outcome,
         shared: &Shared,
         interference: Option<Value>,
-    ) -> rvlab_instruments::live::Recorded {
-        rvlab_instruments::live::Recorded {
+    ) -> rvlab_instruments::live::LiveRequest {
+        rvlab_instruments::live::LiveRequest {
             program: self.program.to_string(),
             name: self.name.to_string(),
             command: self.kubectl_command,
@@ -377,12 +377,12 @@ async fn on_etcd(
     etcd: &crate::etcd::Etcd,
     shared: &Shared,
     request: &Request,
-    target: &Target,
+    target: &UrlTarget,
     asked: Asked<'_>,
 ) -> Outcome {
     let actor = actor_of(&shared.lock(), target, asked.program, asked.name, request);
     let object = match target {
-        Target::Object(key) => client::object_of(key),
+        UrlTarget::Object(key) => client::object_of(key),
         _ => None,
     };
     let served = crate::etcd::serve(etcd, shared, request, &actor, object.as_ref()).await;
@@ -406,13 +406,13 @@ async fn on_etcd(
 /// the object and the resourceVersion its body carries (lost updates for real clients).
 fn actor_of(
     st: &crate::State,
-    target: &Target,
+    target: &UrlTarget,
     program: &str,
     name: &str,
     request: &Request,
 ) -> Actor {
     let observed = match target {
-        Target::Object(key) => st.observed.get(program, key),
+        UrlTarget::Object(key) => st.observed.get(program, key),
         _ => 0,
     };
     Actor {
@@ -425,12 +425,12 @@ fn actor_of(
 /// (discovery), and unless it was a dry run the client observed its answer.
 fn served_books(
     st: &mut crate::State,
-    target: &Target,
+    target: &UrlTarget,
     program: &str,
     dry_run: bool,
     outcome: &Outcome,
 ) {
-    if let Target::Object((g, p, _, _)) | Target::Collection(g, p, _) = target {
+    if let UrlTarget::Object((g, p, _, _)) | UrlTarget::Collection(g, p, _) = target {
         if g.contains('.') && (200..300).contains(&outcome.response.code) {
             st.customs.insert((p.clone(), g.clone()));
         }
@@ -456,7 +456,15 @@ fn commit(
     now: u64,
 ) -> Outcome {
     let (store, rng, cache) = (&mut st.store, &mut st.rng, &mut st.cache);
+    let panic_on = shared.panic_on.as_deref();
     let outcome = guarded(|| {
+        if panic_on.is_some_and(|p| request.path.contains(p)) {
+            panic!(
+                "{}: the store call for {} panics (a test of the 500 safety net)",
+                crate::PANIC_ON_VAR,
+                request.path
+            );
+        }
         let mut env = Env { now_ms: now, rng };
         cache.handle(store, request, actor, &mut env)
     });
@@ -475,7 +483,7 @@ fn commit(
 fn interfere(
     st: &mut crate::State,
     shared: &Shared,
-    target: &Target,
+    target: &UrlTarget,
     path: &str,
     client_name: &str,
     program: &str,
@@ -489,7 +497,9 @@ fn interfere(
     let Some(interferer) = st.interferer.as_mut() else {
         return;
     };
-    let Target::Object(key) = target else { return };
+    let UrlTarget::Object(key) = target else {
+        return;
+    };
     let Some(object) = client::object_of(key) else {
         return;
     };
@@ -523,7 +533,7 @@ fn interfere(
         m.insert("interference".into(), injection.to_json());
     }
     st.trace.push(step);
-    let rec = rvlab_instruments::live::Recorded {
+    let rec = rvlab_instruments::live::LiveRequest {
         program: rvlab_instruments::interfere::INTERFERER.into(),
         name: injection.actor.name.clone(),
         command: None,
@@ -550,7 +560,7 @@ fn live_step(
     shared: &Shared,
     before: rvlab_instruments::live::Before,
     store: &rvlab_core::store::Store,
-    rec: rvlab_instruments::live::Recorded,
+    rec: rvlab_instruments::live::LiveRequest,
     outcome: &Outcome,
 ) {
     let event = live.record(before, store, rec, outcome);

@@ -1,5 +1,5 @@
 //! The kubeconfig `rvlab serve` writes: plain `http://`, an empty user (no TLS, no token), the
-//! namespace `default` (kubernetes-api-server.md §2.1).
+//! namespace `default` (client-go `tools/clientcmd/api/v1`'s kubeconfig).
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::Path;

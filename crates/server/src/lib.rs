@@ -7,6 +7,19 @@
 //! - [`serve`] runs a server until a future completes; [`bind`] + [`Server::run`] do the same
 //!   in two steps (the address is known before serving: `--listen 127.0.0.1:0`);
 //! - [`spawn`] starts one on its own runtime thread and returns a [`Handle`] (tests).
+//!
+//! Module map:
+//! - `http`: the accept loop, the connection limit, per-connection bounds, graceful shutdown;
+//!   [`limits`]: every bound, once;
+//! - `handler`: one request: route, read and decode the body, name the client, serve it under
+//!   the lock, record the step; `reply`: answers as HTTP (JSON, Tables, the 500 of a panic);
+//! - `body`: media types and decoding (JSON, YAML, protobuf), the HTTP layer's Status bodies;
+//! - `client`: client names and the revisions each program observed;
+//! - `watch`: watch streams; `live`: the live view's event stream and Save as scenario;
+//!   [`page`]: the page at `/`; `trace`: the steps (`/rvlab/v1/trace`, `--trace`);
+//! - `stale`: `--stale-reads K`'s kept states; `scripted`: `--interfere scenario FILE`'s world;
+//! - `etcd`: `--etcd`, etcd's v3 JSON gateway and the apiserver's GuaranteedUpdate;
+//! - `kubeconfig`: the kubeconfig written for clients; [`wire`]: discovery, OpenAPI, protobuf.
 
 mod body;
 mod client;
@@ -51,13 +64,13 @@ pub struct Options {
     /// The bounds (docs/serve.md); the default is the documented figures.
     pub limits: Limits,
     /// An interferer (`--interfere POLICY`, issue #15; `rvlab_instruments::interfere`): `None`, none.
-    pub interfere: Option<rvlab_instruments::interfere::Settings>,
+    pub interfere: Option<rvlab_instruments::interfere::InterferenceSettings>,
     /// The page to serve at `/` (`--page DIR`); `None`: `dist/` if there is one ([`page::find`]).
     pub page: Option<PathBuf>,
     /// Serve no page at all (`rvlab test`: nobody watches).
     pub no_page: bool,
     /// Stale reads (`--stale-reads K`, issue #15; `rvlab_instruments::stale`): `None`, off.
-    pub stale: Option<rvlab_instruments::stale::Settings>,
+    pub stale: Option<rvlab_instruments::stale::StaleReadSettings>,
     /// `--etcd URL[,URL…]` (issue #17): keep the objects in this etcd cluster (its client URLs)
     /// instead of the in-memory model; `None`, the model.
     pub etcd: Option<String>,
@@ -105,7 +118,7 @@ pub(crate) struct State {
     /// The live view's history (`GET /rvlab/v1/live`).
     pub live: rvlab_instruments::live::Live,
     /// `--stale-reads K`: the last K + 1 states and the core's decisions (`stale`).
-    pub stale: Option<stale::Kept>,
+    pub stale: Option<stale::KeptStates>,
     /// `--interfere scenario FILE`: the scripted world, one request before each real one
     /// (`scripted`).
     pub scripted: Option<rvlab_instruments::scripted::Scripted>,
@@ -145,7 +158,15 @@ pub(crate) struct Shared {
     pub page: Option<PathBuf>,
     /// `--etcd`: the cluster the objects live in (`etcd`); `None`, the model's store.
     pub(crate) etcd: Option<etcd::Etcd>,
+    /// A fault for tests of the safety net, from the environment variable [`PANIC_ON_VAR`]: a
+    /// store call for a request whose path contains this text panics under the lock.
+    pub panic_on: Option<String>,
 }
+
+/// The environment variable that makes `rvlab serve` panic in the store call of a request
+/// whose path contains its value (a fault for tests: the panic must become a 500 `InternalError`
+/// and the server must go on serving, in the release binary too; docs/serve.md).
+pub const PANIC_ON_VAR: &str = "RVLAB_TEST_PANIC_ON";
 
 impl Shared {
     /// The state, even after a panic under the lock (the store is a value; a panic in
@@ -209,7 +230,7 @@ pub struct Server {
 /// built, which are the server's. The setup is given once: a server setup (`setup`) that sets
 /// up objects too must be the same text, else it is an error.
 fn scripted_state(
-    settings: &rvlab_instruments::interfere::Settings,
+    settings: &rvlab_instruments::interfere::InterferenceSettings,
     setup: Option<&str>,
 ) -> anyhow::Result<(rvlab_instruments::scripted::Scripted, Store, Rng)> {
     let mut world = rvlab_instruments::scripted::Scripted::new(settings, now_ms())
@@ -282,7 +303,7 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
     let stale = match options.stale.clone() {
         None => None,
         Some(settings) => {
-            Some(stale::Kept::new(settings, &store).map_err(|e| anyhow::anyhow!("{e}"))?)
+            Some(stale::KeptStates::new(settings, &store).map_err(|e| anyhow::anyhow!("{e}"))?)
         }
     };
     let etcd = match options.etcd.as_deref() {
@@ -369,6 +390,7 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
         revision_rx,
         live_tx: live::channel(),
         live_viewers: Default::default(),
+        panic_on: std::env::var(PANIC_ON_VAR).ok().filter(|v| !v.is_empty()),
         page,
         etcd,
     });

@@ -2,7 +2,7 @@
 //! for, and the 500 a panic in the store becomes. A leaf: every other module may use it.
 
 use crate::body;
-use crate::client::{self, Target};
+use crate::client::{self, UrlTarget};
 use crate::now_ms;
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
@@ -97,8 +97,10 @@ pub(crate) fn table_wanted(
         return None;
     }
     let resource = match client::target(path) {
-        Target::Object((g, p, _, _)) | Target::Collection(g, p, _) => client::resource_of(&g, &p)?,
-        Target::Other => return None,
+        UrlTarget::Object((g, p, _, _)) | UrlTarget::Collection(g, p, _) => {
+            client::resource_of(&g, &p)?
+        }
+        UrlTarget::Other => return None,
     };
     let include = client::query_value(pairs, "includeObject")
         .and_then(rvlab_core::store::table::IncludeObject::parse)

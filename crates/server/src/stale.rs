@@ -12,25 +12,25 @@
 //!   state's, then the changes up to its revision); once no write has come for
 //!   `Limits::stale_catch_up` it delivers the rest and is current.
 
-use crate::client::Target;
+use crate::client::UrlTarget;
 use rvlab_core::store::{Actor, Env, Method, Outcome, Request, Store};
-use rvlab_instruments::stale::{state_for, Read, Settings, StaleReads};
+use rvlab_instruments::stale::{state_for, Read, StaleReadSettings, StaleReads};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// The kept states and the core's decisions.
-pub(crate) struct Kept {
+pub(crate) struct KeptStates {
     reads: StaleReads,
     /// The last K + 1 states, oldest first, the current one last.
     states: VecDeque<Store>,
 }
 
-impl Kept {
+impl KeptStates {
     /// Keeps `store` (the state after the setup) as the first state.
-    pub fn new(settings: Settings, store: &Store) -> Result<Kept, String> {
+    pub fn new(settings: StaleReadSettings, store: &Store) -> Result<KeptStates, String> {
         let reads = StaleReads::new(settings)?;
-        Ok(Kept {
+        Ok(KeptStates {
             reads,
             states: VecDeque::from([store.clone()]),
         })
@@ -84,7 +84,7 @@ pub(crate) fn wrote(st: &mut crate::State) {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn instead(
     st: &mut crate::State,
-    target: &Target,
+    target: &UrlTarget,
     path: &str,
     pairs: &[(String, String)],
     program: &str,
@@ -93,7 +93,7 @@ pub(crate) fn instead(
     now: u64,
     outcome: &mut Outcome,
 ) -> Option<Value> {
-    if request.method != Method::Get || matches!(target, Target::Other) {
+    if request.method != Method::Get || matches!(target, UrlTarget::Other) {
         return None;
     }
     let kept = st.stale.as_mut()?;

@@ -1,5 +1,5 @@
 //! `GET <collection>?watch=true`: a chunked stream of one compact JSON event per line, flushed
-//! per event (kubernetes-api-server.md §10), fed by the core's [`WatchCache`].
+//! per event (k8s.io/apiserver `pkg/endpoints/handlers/watch.go`), fed by the core's [`WatchCache`].
 //!
 //! - The first events are `WatchCache::events_since` at the request's `resourceVersion` (unset
 //!   or `0`: the state as ADDED; `N`: the changes after N); then the stream waits for writes

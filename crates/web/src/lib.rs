@@ -11,7 +11,7 @@
 //!   share bar, notice, help), as plain functions of the data each shows plus the reducer's
 //!   dispatcher, and one memoised component for the costly parts ([`components::RunPart`]);
 //! - [`labels`]: short timeline labels cut from the core's preformatted views;
-//! - [`App`] and [`start`]: the page and its entry point (panic hook + render).
+//! - [`App`] and [`start`]: the page and its entry point (panic hook + render); `worker`: the explorer's Web Worker entry points.
 
 pub mod components;
 pub mod hooks;

@@ -1,6 +1,6 @@
 //! One test's world: an in-process server ([`rvlab_server::spawn`] on `127.0.0.1:0`, loaded
 //! with a scenario's `object` setup), a temporary directory with a kubeconfig for it
-//! (kubernetes-api-server.md §2.1), a fresh `HOME` and `KUBECACHEDIR` (kubectl's discovery and
+//! (client-go `tools/clientcmd`), a fresh `HOME` and `KUBECACHEDIR` (kubectl's discovery and
 //! HTTP caches never leak between tests, §3.4), and the real clients run against it with a
 //! cleared environment.
 
@@ -13,7 +13,7 @@ use std::process::Command;
 use std::time::Duration;
 
 /// How long one kubectl or Python run may take. Client-side apply against a stale
-/// resourceVersion retries for about 4.7 s (kubernetes-api-server.md §7.1); this is a bound
+/// resourceVersion retries for about 4.7 s (kubectl `pkg/cmd/apply/patcher.go`); this is a bound
 /// for a hung client, not a timing assertion.
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -40,7 +40,7 @@ impl Lab {
     /// A server loaded with `setup`, with an interferer (`--interfere POLICY`, issue #15).
     pub fn start_with(
         setup: Option<&str>,
-        interfere: Option<rvlab_instruments::interfere::Settings>,
+        interfere: Option<rvlab_instruments::interfere::InterferenceSettings>,
     ) -> Result<Lab> {
         Lab::serving(rvlab_server::Options {
             setup: setup.map(str::to_owned),
@@ -72,7 +72,7 @@ impl Lab {
         for sub in ["home", "cache"] {
             std::fs::create_dir(dir.path().join(sub))?;
         }
-        // The server's own kubeconfig (kubernetes-api-server.md §2.1), as `rvlab serve` writes it.
+        // The server's own kubeconfig, as `rvlab serve` writes it.
         rvlab_server::write_kubeconfig(&dir.path().join("kubeconfig"), server.addr())?;
         Ok(Lab {
             server: Some(server),

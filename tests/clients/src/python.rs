@@ -1,7 +1,7 @@
 //! The Python scripts the tests run with the official client (`kubernetes==37.0.2`) against
 //! a server on the model (`tests/python.rs`) and on etcd (`tests/etcd.rs`).
 
-/// The seed's re-read / reapply / retry loop. NOTE: shared/docs/product.md quotes no
+/// The seed's re-read / reapply / retry loop. NOTE: the seed story quotes no
 /// Python text; this is the canonical loop of the seed story (lesson `retry-reread`'s bob,
 /// `retry on conflict: get, edit, update`) in the Python client's own API, kept exactly as a
 /// user would write it: read, change, replace, and on 409 start over from the read.

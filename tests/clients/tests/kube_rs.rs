@@ -6,7 +6,7 @@ use kube::api::{Api, PostParams};
 use kube::{Client, Config};
 use rvlab_clients::Lab;
 
-/// The Status message of the apiserver's optimistic-lock conflict (kubernetes-semantics.md).
+/// The Status message of the apiserver's optimistic-lock conflict (k8s.io/apiserver `pkg/registry/generic/registry/store.go`).
 const MODIFIED: &str = "Operation cannot be fulfilled on configmaps \"my-config\": the object has been modified; please apply your changes to the latest version and try again";
 
 #[test]
@@ -63,10 +63,10 @@ fn replace_with_a_stale_resource_version_is_a_409_conflict() -> Result<()> {
 /// through and keeps the interferer's annotation; nothing is lost.
 #[test]
 fn a_replace_loop_that_re_reads_passes_under_the_read_write_interferer() -> Result<()> {
-    use rvlab_instruments::interfere::{Policy, Settings};
+    use rvlab_instruments::interfere::{InterferenceSettings, Policy};
     let lab = Lab::start_with(
         Some(rvlab_clients::lab::lesson("stale-update")?),
-        Some(Settings::new(Policy::ReadWrite)),
+        Some(InterferenceSettings::new(Policy::ReadWrite)),
     )?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -2,7 +2,7 @@
 //! has it: `rvlab_clients::tools`) against the in-process server loaded with
 //! `lesson:stale-update` (configmap/my-config at resourceVersion 100, `data.key: initial`).
 //!
-//! Where an expected text comes from: "§N" is kubernetes-api-server.md, which quotes what
+//! Where an expected text comes from: "§N" was a section of a design document (not in the repository), which quotes what
 //! kubectl 1.32.5 printed against a logging probe apiserver; "seen" marks a text established by
 //! running the real kubectl 1.32.5 against this server, checked against the Kubernetes source
 //! the doc cites. Texts that could differ between kubectl versions go through
@@ -16,7 +16,7 @@ use rvlab_clients::tools::per_version;
 use rvlab_clients::{Lab, Ran};
 use std::time::Duration;
 
-/// The apiserver's optimistic-lock message (kubernetes-semantics.md; §6.6, §6.7).
+/// The apiserver's optimistic-lock message (k8s.io/apiserver `pkg/registry/generic/registry/store.go`, `OptimisticLockErrorMsg`).
 const MODIFIED: &str = "Operation cannot be fulfilled on configmaps \"my-config\": the object has been modified; please apply your changes to the latest version and try again";
 
 /// A manifest of my-config carrying resourceVersion 100, which is stale once anyone has
@@ -126,7 +126,7 @@ fn server_side_apply_of_a_stale_version_prints_the_seed_error() -> Result<()> {
     );
     // The file keeps `key` as it is (co-owned with its manager, no field conflict) and adds
     // `color`, with the stale resourceVersion 100: the apply itself merges cleanly, then the
-    // registry's resourceVersion comparison refuses it (kubernetes-semantics.md §2.4).
+    // registry's resourceVersion comparison refuses it (k8s.io/apiserver `pkg/storage/etcd3/store.go`).
     lab.write(
         "stale.yaml",
         "apiVersion: v1
@@ -161,7 +161,7 @@ fn server_side_apply_over_another_managers_field_is_a_field_conflict_first() -> 
     );
     // The seed's file: a stale resourceVersion *and* a new value for the key alice now owns.
     // The apiserver computes the applied object (field-manager conflicts) before it compares
-    // resourceVersions (kubernetes-semantics.md §2.4: UpdatedObject, then the RV check), so
+    // resourceVersions (k8s.io/apiserver `pkg/registry/generic/registry/store.go`: UpdatedObject, then the RV check), so
     // the field conflict is what kubectl prints. Seen: kubectl 1.32.5 against this server;
     // the message is structured-merge-diff's conflict text, as the apiserver sends it.
     lab.write("stale.yaml", STALE)?;
@@ -288,7 +288,7 @@ fn patch_of_every_type() -> Result<()> {
             "after --type {kind}"
         );
     }
-    // A no-op patch does not bump the resourceVersion (kubernetes-semantics.md §2.5).
+    // A no-op patch does not bump the resourceVersion (k8s.io/apiserver `pkg/storage/etcd3/store.go`: an unchanged object is not written).
     let ran = lab.kubectl(&[
         "patch",
         "configmap",
@@ -529,10 +529,10 @@ my-config   2      <age>
 /// overwrites it, and the trace reports the lost update, naming the field and the writer.
 #[test]
 fn client_side_apply_over_the_interferers_field_is_a_lost_update() -> Result<()> {
-    use rvlab_instruments::interfere::{Policy, Settings, INTERFERER};
+    use rvlab_instruments::interfere::{InterferenceSettings, Policy, INTERFERER};
     let lab = Lab::start_with(
         Some(rvlab_clients::lab::lesson("stale-update")?),
-        Some(Settings::new(Policy::SameField)),
+        Some(InterferenceSettings::new(Policy::SameField)),
     )?;
     lab.write(
         "mine.yaml",

@@ -84,7 +84,7 @@ fn the_model_sends_and_prints_what_the_real_kubectl_does() -> Result<()> {
 #[test]
 fn the_real_side_records_each_commands_requests_and_output() -> Result<()> {
     use rvlab_clients::differential::{real, Action, Outcome, Planned, Req, Script};
-    use rvlab_core::kubectl::{Command, OutputFormat, Target, Verb};
+    use rvlab_core::kubectl::{Command, NamedObject, OutputFormat, Verb};
     use rvlab_core::store::Resource;
     use serde_json::json;
     let cm = Resource::ConfigMap;
@@ -106,7 +106,7 @@ fn the_real_side_records_each_commands_requests_and_output() -> Result<()> {
             model: Outcome::default(),
         }))
     };
-    let target = Target {
+    let target = NamedObject {
         resource: cm.clone(),
         name: "new".into(),
     };

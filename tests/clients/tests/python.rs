@@ -69,7 +69,7 @@ fn the_seed_loop_rereads_retries_and_succeeds_after_a_concurrent_write() -> Resu
 fn a_stale_replace_raises_api_exception_409_conflict() -> Result<()> {
     let lab = Lab::lesson("stale-update")?;
     lab.update_configmap("alice", "my-config", "key", "from-alice")?;
-    // kubernetes-api-server.md §9: `.status` is the HTTP code, `.reason` the HTTP reason
+    // The Python client's `ApiException`: `.status` is the HTTP code, `.reason` the HTTP reason
     // phrase, `.body` the Status JSON.
     let ran = lab.python(
         r#"import json
@@ -108,10 +108,10 @@ except ApiException as e:
 /// replace succeeds and keeps the interferer's annotation.
 #[test]
 fn the_seed_loop_converges_under_the_read_write_interferer() -> Result<()> {
-    use rvlab_instruments::interfere::{Policy, Settings, INTERFERER};
+    use rvlab_instruments::interfere::{InterferenceSettings, Policy, INTERFERER};
     let lab = Lab::start_with(
         Some(rvlab_clients::lab::lesson("stale-update")?),
-        Some(Settings::new(Policy::ReadWrite)),
+        Some(InterferenceSettings::new(Policy::ReadWrite)),
     )?;
     let ran = lab.python(SEED_LOOP)?;
     assert_eq!(

@@ -45,12 +45,6 @@ fn newest(path: &Path) -> Option<SystemTime> {
 const SOURCES: &[&str] = &[
     "crates/web/src",
     "crates/web/Cargo.toml",
-    "crates/base/src",
-    "crates/base/Cargo.toml",
-    "crates/apiserver/src",
-    "crates/apiserver/Cargo.toml",
-    "crates/kubectl/src",
-    "crates/kubectl/Cargo.toml",
     "crates/core/src",
     "crates/core/Cargo.toml",
     "www",

@@ -4,7 +4,7 @@
 //! conflict is the apiserver's 409, and stopping etcd members, the leader or a server loses
 //! nothing acknowledged.
 
-#[path = "../../../server/tests/support/etcd.rs"]
+#[path = "../../../server/tests/it/support/etcd.rs"]
 mod cluster;
 
 use cluster::Cluster;

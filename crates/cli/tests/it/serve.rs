@@ -466,3 +466,68 @@ fn the_page_is_served_at_the_root_and_the_third_line_says_where() {
     assert!(err.contains("there is no kubectl.html in it"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The release binary, built as a user installs it (`cargo build --release -p rvlab-cli`): a
+/// panic in a store call (made by `RVLAB_TEST_PANIC_ON`, `rvlab_server::PANIC_ON_VAR`) is
+/// answered with the apiserver's 500 `InternalError`, and the server goes on serving. The
+/// release profile unwinds on a panic (Cargo.toml); under `panic = "abort"` the process died.
+#[test]
+fn the_release_binary_answers_a_panic_in_the_store_with_500_and_goes_on() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let built = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "rvlab-cli",
+            "--bin",
+            "rvlab",
+        ])
+        .current_dir(&root)
+        .status()
+        .expect("cargo build --release");
+    assert!(built.success(), "the release build failed");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let mut child = Command::new(target.join("release/rvlab"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env(rvlab_server::PANIC_ON_VAR, "boom")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the release rvlab serve");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = first
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("{first:?}"))
+        .to_string();
+    let boom = http_get(&url, "/api/v1/namespaces/default/configmaps/boom");
+    assert!(boom.starts_with("HTTP/1.1 500"), "{boom}");
+    assert!(boom.contains(r#""reason":"InternalError""#), "{boom}");
+    assert!(boom.contains("a bug in rvlab"), "{boom}");
+    // The state is usable after the panic: a create and a read answer as ever.
+    let host = url.strip_prefix("http://").unwrap();
+    let body = r#"{"metadata":{"name":"after"},"data":{"k":"v"}}"#;
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        s,
+        "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: {host}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut created = String::new();
+    s.read_to_string(&mut created).unwrap();
+    assert!(created.starts_with("HTTP/1.1 201"), "{created}");
+    let read = http_get(&url, "/api/v1/namespaces/default/configmaps/after");
+    assert!(read.starts_with("HTTP/1.1 200"), "{read}");
+    assert!(child.try_wait().unwrap().is_none(), "the server died");
+    assert!(sigterm_and_wait(child).success());
+}

@@ -2,7 +2,7 @@
 //! `Jitter`, `Backoff.Step()`, and the backoff sleep step between two attempts.
 
 use super::narrate::{self, fmt_duration};
-use super::records::{Action, ClientOutcome, Failure, Mark, StepRecord};
+use super::records::{ClientOutcome, Failure, Mark, StepKind, StepRecord};
 use super::world::{block_at, World};
 use crate::lang::ast::{Backoff, Scenario, StmtKind};
 use crate::rng::Rng;
@@ -81,21 +81,21 @@ impl World {
             c.outcome = Some(ClientOutcome::Failed(Failure::runtime(
                 "internal: a backoff sleep outside a retry block".into(),
             )));
-            return StepRecord::new(client, 0, String::new(), now, Action::Error);
+            return StepRecord::new(client, 0, String::new(), now, StepKind::Error);
         };
         let line = retry_stmt.map_or(0, |s| s.span.line);
         let Some(retry) = c.frames[depth].retry.as_mut() else {
             c.outcome = Some(ClientOutcome::Failed(Failure::runtime(
                 "internal: a backoff sleep without retry state".into(),
             )));
-            return StepRecord::new(client, line, String::new(), now, Action::Error);
+            return StepRecord::new(client, line, String::new(), now, StepKind::Error);
         };
         let (sleep, next, steps) =
             backoff_delay(policy, retry.duration_nanos, retry.steps, &mut self.rng);
         retry.duration_nanos = next;
         retry.steps = steps;
         let statement = format!("backoff sleep ({})", policy.name);
-        let mut rec = StepRecord::new(client, line, statement, now, Action::Backoff);
+        let mut rec = StepRecord::new(client, line, statement, now, StepKind::Backoff);
         rec.mark = Mark::Sleep;
         rec.sleep_nanos = Some(sleep);
         c.ready_at = now.saturating_add(sleep);

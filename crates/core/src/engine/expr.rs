@@ -1,11 +1,11 @@
-//! Expressions and paths of the scenario language (scenario-language.md §4, "Expressions"):
+//! Expressions and paths of the scenario language (docs/scenario-language.md, "Client statements"):
 //! evaluation against a client's variables, reading and writing paths inside JSON values.
 
 use super::Vars;
 use crate::lang::ast::{BinOp, Expr, ExprKind};
 use serde_json::{Map, Number, Value};
 
-pub use rvlab_base::fieldpath::{path_text, read_path, type_name, var_path_text, write_path};
+pub use crate::fieldpath::{path_text, read_path, type_name, var_path_text, write_path};
 
 /// Evaluates an expression against a client's variables.
 pub fn eval(expr: &Expr, vars: &Vars) -> Result<Value, String> {

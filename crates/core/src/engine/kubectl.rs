@@ -20,7 +20,7 @@
 
 use super::expr;
 use super::narrate;
-use super::records::{Action, Failure, KubectlStep, Mark, StepRecord, Verb};
+use super::records::{Failure, KubectlStep, Mark, StepKind, StepRecord, WriteKind};
 use super::request::Sent;
 use super::world::{eval_body, World};
 use crate::json::{hash_value, same_value, HValue};
@@ -90,17 +90,17 @@ pub(super) fn file_of(value: Value) -> File {
 }
 
 /// The request's verb as the narration and the timeline name it.
-pub fn request_verb(r: &Request) -> Verb {
+pub fn request_verb(r: &Request) -> WriteKind {
     match r.method {
-        Method::Get => Verb::Get,
-        Method::Post => Verb::Create,
-        Method::Put => Verb::Update,
-        Method::Delete => Verb::Delete,
+        Method::Get => WriteKind::Get,
+        Method::Post => WriteKind::Create,
+        Method::Put => WriteKind::Update,
+        Method::Delete => WriteKind::Delete,
         Method::Patch => match r.content_type.as_deref() {
-            Some("application/merge-patch+json") => Verb::MergePatch,
-            Some("application/json-patch+json") => Verb::JsonPatch,
-            Some("application/apply-patch+yaml") => Verb::Apply,
-            _ => Verb::StrategicPatch,
+            Some("application/merge-patch+json") => WriteKind::MergePatch,
+            Some("application/json-patch+json") => WriteKind::JsonPatch,
+            Some("application/apply-patch+yaml") => WriteKind::Apply,
+            _ => WriteKind::StrategicPatch,
         },
     }
 }
@@ -212,7 +212,7 @@ impl World {
                     Ok((m, req)) => (m, req, 0),
                     Err(terminal) => {
                         if terminal.exit != 0 {
-                            rec.action = Action::Error;
+                            rec.action = StepKind::Error;
                             rec.mark = Mark::OtherError;
                         }
                         rec.kubectl = Some(KubectlStep {
@@ -226,7 +226,7 @@ impl World {
                 }
             }
         };
-        rec.action = Action::Request;
+        rec.action = StepKind::Request;
         rec.kubectl = Some(KubectlStep {
             command: command.clone(),
             request_index: index,
@@ -248,7 +248,7 @@ impl World {
         } = self.send(via, client, &name, &request, target.as_ref(), base, verb);
         let what = match &target {
             // kubectl apply and kubectl create look first: absence is an answer, not a failure.
-            Some(t) if verb == Verb::Get && response.code == 404 => {
+            Some(t) if verb == WriteKind::Get && response.code == 404 => {
                 format!("kubectl looked for {t}: it does not exist (404 NotFound)")
             }
             Some(t) => narrate::request(&narrate::RequestCtx {

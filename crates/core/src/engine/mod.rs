@@ -3,7 +3,7 @@
 //! updates so far), and [`World::take_step`] runs one statement of one client (drawing the
 //! scheduler's tie-break first, whoever picked the client).
 //!
-//! Semantics (scenario-language.md §4, §6, §7; kubernetes-semantics.md §4):
+//! Semantics (docs/scenario-language.md, "Client statements", "Lost updates, precisely", "Schedules"; client-go `util/retry`):
 //! - a step runs one statement; a local edit, a `sleep` and a backoff sleep between two
 //!   attempts are steps of their own; entering or leaving a `retry` block is not a step;
 //! - `retry on conflict` is client-go's `RetryOnConflict` = `OnError(backoff, IsConflict, fn)`
@@ -36,7 +36,7 @@ pub use kubectl::{request_target, request_verb, Running, KUBECTL_ERROR};
 pub use narrate::{
     fmt_duration, lost_sentence, mark, request as narrate_request, to_status, verb_noun, RequestCtx,
 };
-pub use records::{Action, ClientOutcome, Failure, KubectlStep, Mark, StepRecord, Verb};
+pub use records::{ClientOutcome, Failure, KubectlStep, Mark, StepKind, StepRecord, WriteKind};
 pub use request::sent_resource_version;
 pub use request::{Direct, Transport};
 pub use vars::{Held, Revisions, Var, Vars};

@@ -1,6 +1,6 @@
 //! One plain sentence per step, naming versions and causes.
 
-use super::Verb;
+use super::WriteKind;
 use crate::decimal::fixed;
 use crate::store::{LostUpdate, ObjectRef, Request, Response, Store};
 use crate::vecmap::VecMap;
@@ -34,17 +34,17 @@ pub fn fmt_float(f: f64) -> String {
 }
 
 /// The write as a noun: `update`, `merge patch`, `server-side apply`.
-pub fn verb_noun(v: Verb) -> &'static str {
+pub fn verb_noun(v: WriteKind) -> &'static str {
     match v {
-        Verb::Setup => "setup",
-        Verb::Get => "get",
-        Verb::Create => "create",
-        Verb::Update => "update",
-        Verb::MergePatch => "merge patch",
-        Verb::JsonPatch => "JSON patch",
-        Verb::StrategicPatch => "strategic merge patch",
-        Verb::Apply => "server-side apply",
-        Verb::Delete => "delete",
+        WriteKind::Setup => "setup",
+        WriteKind::Get => "get",
+        WriteKind::Create => "create",
+        WriteKind::Update => "update",
+        WriteKind::MergePatch => "merge patch",
+        WriteKind::JsonPatch => "JSON patch",
+        WriteKind::StrategicPatch => "strategic merge patch",
+        WriteKind::Apply => "server-side apply",
+        WriteKind::Delete => "delete",
     }
 }
 
@@ -75,7 +75,7 @@ pub fn mark(r: &Response, lost: bool) -> super::Mark {
 /// Everything the sentence about a request needs.
 pub struct RequestCtx<'a> {
     pub client: &'a str,
-    pub verb: Verb,
+    pub verb: WriteKind,
     pub target: &'a ObjectRef,
     pub request: &'a Request,
     pub response: &'a Response,
@@ -87,14 +87,14 @@ pub struct RequestCtx<'a> {
     /// The store after the request (its event log says who moved the object).
     pub store: &'a Store,
     /// Which kind of write made each revision (`World::write_verbs`; `Update` when absent).
-    pub verbs: &'a VecMap<u64, Verb>,
+    pub verbs: &'a VecMap<u64, WriteKind>,
 }
 
 /// "alice's update", "alice's update and carol's merge patch", "the scenario's setup": who
 /// wrote `target` after revision `since`, from the store's event log.
 fn movers(ctx: &RequestCtx<'_>, target: &ObjectRef, since: u64) -> Option<String> {
     let key = target.to_string();
-    let verb_of = |r: u64| ctx.verbs.get(&r).copied().unwrap_or(Verb::Update);
+    let verb_of = |r: u64| ctx.verbs.get(&r).copied().unwrap_or(WriteKind::Update);
     let names: Vec<String> = ctx
         .store
         .events()
@@ -102,7 +102,7 @@ fn movers(ctx: &RequestCtx<'_>, target: &ObjectRef, since: u64) -> Option<String
         .filter(|e| e.object == key && e.revision > since)
         .map(|e| match verb_of(e.revision) {
             // The setup's writes are recorded under the actor `setup`: not "setup's setup".
-            Verb::Setup => "the scenario's setup".to_string(),
+            WriteKind::Setup => "the scenario's setup".to_string(),
             verb => format!("{}'s {}", e.writer, verb_noun(verb)),
         })
         .collect();
@@ -134,12 +134,12 @@ fn rv(v: Option<u64>) -> String {
 fn carried_rv(ctx: &RequestCtx<'_>) -> Option<String> {
     let body = ctx.request.body.as_ref()?;
     match ctx.verb {
-        Verb::MergePatch | Verb::StrategicPatch | Verb::Apply => body["metadata"]
+        WriteKind::MergePatch | WriteKind::StrategicPatch | WriteKind::Apply => body["metadata"]
             ["resourceVersion"]
             .as_str()
             .filter(|s| !s.is_empty())
             .map(str::to_string),
-        Verb::JsonPatch => body.as_array()?.iter().find_map(|op| {
+        WriteKind::JsonPatch => body.as_array()?.iter().find_map(|op| {
             let sets = matches!(op["op"].as_str(), Some("replace" | "add"));
             (sets && op["path"] == "/metadata/resourceVersion")
                 .then(|| op["value"].as_str().map(str::to_string))
@@ -150,7 +150,7 @@ fn carried_rv(ctx: &RequestCtx<'_>) -> Option<String> {
 }
 
 /// Which precondition a 409 Conflict says failed, read from the Status message the store sent
-/// (kubernetes-semantics.md §1.7, §2.4).
+/// (k8s.io/apiserver `pkg/registry/rest/update.go`, `pkg/storage/etcd3/store.go`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Failed {
     /// A UID precondition: a PUT body's `metadata.uid` (§1.7b) or a delete's `preconditions.uid`
@@ -189,7 +189,7 @@ fn uid_conflict(ctx: &RequestCtx<'_>) -> String {
         .get(t)
         .and_then(|o| o["metadata"]["uid"].as_str())
         .unwrap_or("?");
-    if ctx.verb == Verb::Delete {
+    if ctx.verb == WriteKind::Delete {
         let sent = body
             .and_then(|b| b["preconditions"]["uid"].as_str())
             .unwrap_or("?");
@@ -231,16 +231,16 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
         .map(str::to_string);
     let mut s = if ok {
         match ctx.verb {
-            Verb::Get => format!(
+            WriteKind::Get => format!(
                 "{c} read {tw} at resourceVersion {}",
                 body_rv.unwrap_or_else(|| "?".into())
             ),
-            Verb::Create => format!("{c} created {t} at resourceVersion {}", rv(ctx.revision)),
-            Verb::Delete => format!(
+            WriteKind::Create => format!("{c} created {t} at resourceVersion {}", rv(ctx.revision)),
+            WriteKind::Delete => format!(
                 "{c} deleted {t} (the deletion is revision {})",
                 rv(ctx.revision)
             ),
-            Verb::Update => {
+            WriteKind::Update => {
                 let sent = ctx
                     .request
                     .body
@@ -262,11 +262,11 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
                     ),
                 }
             }
-            Verb::Apply if ctx.before.is_none() => format!(
+            WriteKind::Apply if ctx.before.is_none() => format!(
                 "{c}'s server-side apply created {t} at resourceVersion {}",
                 rv(ctx.revision)
             ),
-            Verb::Apply => match ctx.revision {
+            WriteKind::Apply => match ctx.revision {
                 None => format!(
                     "{c}'s server-side apply of {tw} changed nothing, so it stays at resourceVersion {}",
                     rv(ctx.after)
@@ -304,9 +304,11 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
         let reason = r.body["reason"].as_str().unwrap_or("");
         let failed = failed_precondition(r);
         match (ctx.verb, reason) {
-            (Verb::Get, _) => format!("{c}'s get of {tw} failed with {label}: {message}"),
-            (Verb::Update | Verb::Delete, "Conflict") if failed == Failed::Uid => uid_conflict(ctx),
-            (Verb::Update, "Conflict") if failed == Failed::ResourceVersion => {
+            (WriteKind::Get, _) => format!("{c}'s get of {tw} failed with {label}: {message}"),
+            (WriteKind::Update | WriteKind::Delete, "Conflict") if failed == Failed::Uid => {
+                uid_conflict(ctx)
+            }
+            (WriteKind::Update, "Conflict") if failed == Failed::ResourceVersion => {
                 let sent = ctx
                     .request
                     .body
@@ -326,7 +328,7 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
                     ),
                 }
             }
-            (Verb::Delete, "Conflict") if failed == Failed::ResourceVersion => {
+            (WriteKind::Delete, "Conflict") if failed == Failed::ResourceVersion => {
                 let pre = ctx
                     .request
                     .body
@@ -348,12 +350,15 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
                 }
             }
             (
-                Verb::MergePatch | Verb::StrategicPatch | Verb::JsonPatch | Verb::Apply,
+                WriteKind::MergePatch
+                | WriteKind::StrategicPatch
+                | WriteKind::JsonPatch
+                | WriteKind::Apply,
                 "Conflict",
             ) if failed == Failed::ResourceVersion && carried_rv(ctx).is_some() => {
                 let sent = carried_rv(ctx).unwrap_or_default();
                 let since = sent.parse::<u64>().unwrap_or(0);
-                let what = if ctx.verb == Verb::Apply {
+                let what = if ctx.verb == WriteKind::Apply {
                     "the applied object"
                 } else {
                     "the patch"
@@ -381,7 +386,7 @@ pub fn request(ctx: &RequestCtx<'_>) -> String {
 
 /// "alice's update overwrote data.key, which bob had set at revision 101 after alice read
 /// revision 100: bob's change is lost".
-pub fn lost_sentence(l: &LostUpdate, verb: Verb) -> String {
+pub fn lost_sentence(l: &LostUpdate, verb: WriteKind) -> String {
     let noun = verb_noun(verb);
     if l.path.is_empty() {
         format!(

@@ -1,5 +1,5 @@
 //! What a step did and what a client came to: [`StepRecord`], [`ClientOutcome`], [`Failure`],
-//! and the kinds that label them ([`Verb`], [`Action`], [`Mark`]).
+//! and the kinds that label them ([`WriteKind`], [`StepKind`], [`Mark`]).
 
 use super::RUNTIME_ERROR;
 use crate::json::HValue;
@@ -66,7 +66,7 @@ impl Failure {
 
 /// Which write made a revision (for narration).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Verb {
+pub enum WriteKind {
     Setup,
     Get,
     Create,
@@ -80,7 +80,7 @@ pub enum Verb {
 
 /// What a step did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Action {
+pub enum StepKind {
     /// It sent a request.
     Request,
     /// A local edit or binding: nothing sent.
@@ -148,8 +148,8 @@ pub struct StepRecord {
     pub statement: String,
     /// The virtual clock when the step ran, in nanoseconds.
     pub clock_nanos: u64,
-    pub action: Action,
-    pub verb: Option<Verb>,
+    pub action: StepKind,
+    pub verb: Option<WriteKind>,
     pub target: Option<ObjectRef>,
     pub request: Option<Request>,
     /// The resourceVersion the request carried in its body, as sent (see
@@ -192,7 +192,7 @@ impl StepRecord {
         line: u32,
         statement: String,
         clock_nanos: u64,
-        action: Action,
+        action: StepKind,
     ) -> Self {
         StepRecord {
             client,

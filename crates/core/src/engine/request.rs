@@ -3,7 +3,7 @@
 
 use super::expr;
 use super::narrate;
-use super::records::{Action, Failure, StepRecord, Verb};
+use super::records::{Failure, StepKind, StepRecord, WriteKind};
 use super::vars::{set_revision, Held, Var};
 use super::world::World;
 use crate::json::HValue;
@@ -160,10 +160,10 @@ pub fn sent_resource_version(request: &Request) -> Option<String> {
 
 /// What a request statement sends, built before anything is sent.
 struct Built {
-    verb: Verb,
+    verb: WriteKind,
     target: ObjectRef,
     request: Request,
-    /// The revision the write is based on (scenario-language.md §6): the held object's base
+    /// The revision the write is based on (docs/scenario-language.md, "Lost updates, precisely"): the held object's base
     /// for an update, else the latest revision the client observed of the target.
     base: u64,
     /// The variable the response is bound to, if any.
@@ -181,7 +181,7 @@ impl World {
                 target,
                 status,
             } => Built {
-                verb: Verb::Get,
+                verb: WriteKind::Get,
                 target: target.clone(),
                 request: Request {
                     method: Method::Get,
@@ -230,7 +230,7 @@ impl World {
                     _ => self.observed_revision(client, &target),
                 };
                 Built {
-                    verb: Verb::Update,
+                    verb: WriteKind::Update,
                     target: target.clone(),
                     request: Request {
                         method: Method::Put,
@@ -249,7 +249,7 @@ impl World {
                 };
                 let b = with_identity(target, b)?;
                 Built {
-                    verb: Verb::Create,
+                    verb: WriteKind::Create,
                     target: target.clone(),
                     request: Request {
                         method: Method::Post,
@@ -270,11 +270,11 @@ impl World {
             } => {
                 let b = expr::eval(body, vars)?;
                 let verb = match patch_type {
-                    PatchType::Merge => Verb::MergePatch,
-                    PatchType::Json => Verb::JsonPatch,
-                    PatchType::Strategic => Verb::StrategicPatch,
+                    PatchType::Merge => WriteKind::MergePatch,
+                    PatchType::Json => WriteKind::JsonPatch,
+                    PatchType::Strategic => WriteKind::StrategicPatch,
                     // The parser gives a `patch` statement no apply type (`apply` is its own).
-                    PatchType::Apply => Verb::Apply,
+                    PatchType::Apply => WriteKind::Apply,
                 };
                 Built {
                     verb,
@@ -299,7 +299,7 @@ impl World {
             } => {
                 let b = with_identity(target, expr::eval(body, vars)?)?;
                 Built {
-                    verb: Verb::Apply,
+                    verb: WriteKind::Apply,
                     target: target.clone(),
                     request: Request {
                         method: Method::Patch,
@@ -339,7 +339,7 @@ impl World {
                     Value::Object(o)
                 });
                 Built {
-                    verb: Verb::Delete,
+                    verb: WriteKind::Delete,
                     target: target.clone(),
                     request: Request {
                         method: Method::Delete,
@@ -369,7 +369,7 @@ impl World {
         request: &Request,
         target: Option<&ObjectRef>,
         base: u64,
-        verb: Verb,
+        verb: WriteKind,
     ) -> Sent {
         // What the store held before and after (for the narration of conflicts and no-ops).
         let revision_of = |w: &World| target.and_then(|t| w.store.get(t)).and_then(body_revision);
@@ -431,7 +431,7 @@ impl World {
             Ok(x) => x,
             Err(e) => return self.runtime_error(scenario, client, rec, e),
         };
-        rec.action = Action::Request;
+        rec.action = StepKind::Request;
         rec.verb = Some(verb);
         rec.target = Some(target.clone());
         let Sent {

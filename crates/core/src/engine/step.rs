@@ -3,7 +3,7 @@
 
 use super::expr;
 use super::narrate::{self, fmt_duration};
-use super::records::{Action, ClientOutcome, Failure, Mark, StepRecord};
+use super::records::{ClientOutcome, Failure, Mark, StepKind, StepRecord};
 use super::request::Transport;
 use super::vars::Var;
 use super::world::{block_at, World};
@@ -97,7 +97,7 @@ impl World {
                 None => {
                     // Cannot happen after normalize; finish the client rather than loop.
                     self.clients[client as usize].outcome = Some(ClientOutcome::Succeeded);
-                    StepRecord::new(client, 0, String::new(), self.clock_nanos, Action::Local)
+                    StepRecord::new(client, 0, String::new(), self.clock_nanos, StepKind::Local)
                 }
             }
         };
@@ -118,7 +118,7 @@ impl World {
         let name = &scenario.clients[client as usize].name;
         rec.narration =
             format!("{name} hit a runtime error in its script: {msg}; {name} stops here");
-        rec.action = Action::Error;
+        rec.action = StepKind::Error;
         rec.mark = Mark::OtherError;
         self.clients[client as usize].outcome = Some(ClientOutcome::Failed(Failure::runtime(msg)));
         rec
@@ -145,7 +145,7 @@ impl World {
             stmt.span.line,
             stmt.text.clone(),
             now,
-            Action::Local,
+            StepKind::Local,
         );
         let vars = &self.clients[client as usize].vars;
         match &stmt.kind {
@@ -192,7 +192,7 @@ impl World {
                 rec
             }
             StmtKind::Sleep { nanos } => {
-                rec.action = Action::Sleep;
+                rec.action = StepKind::Sleep;
                 rec.mark = Mark::Sleep;
                 rec.sleep_nanos = Some(*nanos);
                 let c = &mut self.clients[client as usize];

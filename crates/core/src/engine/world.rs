@@ -4,7 +4,7 @@
 use super::backoff::RetryState;
 use super::expr;
 use super::kubectl::{file_of, Running};
-use super::records::{ClientOutcome, Failure, StepRecord, Verb};
+use super::records::{ClientOutcome, Failure, StepRecord, WriteKind};
 use super::request::{body_revision, query, with_identity, Direct, Transport};
 use super::vars::{revision_in, set_revision, Revisions, Vars};
 use super::{RunError, ScheduleError, MAX_CLIENTS, SETUP_ACTOR, SETUP_MANAGER};
@@ -65,7 +65,7 @@ pub struct World {
     pub setup_revisions: Revisions,
     /// Which kind of write made each client-written revision; read it with
     /// [`World::write_verb`].
-    pub write_verbs: VecMap<u64, Verb>,
+    pub write_verbs: VecMap<u64, WriteKind>,
 }
 
 /// The block a frame at `depth` iterates, and the retry policy around it.
@@ -187,7 +187,7 @@ impl World {
             }
             if let Some(r) = out.revision.or_else(|| body_revision(&out.response.body)) {
                 set_revision(&mut world.setup_revisions, &obj.target, r);
-                world.record_write(r, Verb::Setup);
+                world.record_write(r, WriteKind::Setup);
             }
         }
         for _ in &scenario.clients {
@@ -318,14 +318,14 @@ impl World {
     }
 
     /// Which kind of write made `revision` (`Update` when no client write made it).
-    pub fn write_verb(&self, revision: u64) -> Verb {
+    pub fn write_verb(&self, revision: u64) -> WriteKind {
         self.write_verbs
             .get(&revision)
             .copied()
-            .unwrap_or(Verb::Update)
+            .unwrap_or(WriteKind::Update)
     }
 
-    pub(super) fn record_write(&mut self, revision: u64, verb: Verb) {
+    pub(super) fn record_write(&mut self, revision: u64, verb: WriteKind) {
         self.write_verbs.insert(revision, verb);
     }
 

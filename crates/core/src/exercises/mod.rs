@@ -19,7 +19,8 @@
 //!
 //! [`parse`] reads an exercise, [`grade`] checks a submission and returns a [`Verdict`] whose
 //! reasons name the expectation, the schedule and the step, with a share link that opens the
-//! run. [`EXERCISES`] is the built-in course, with a reference solution for each.
+//! run. [`EXERCISES`] is the built-in course, with a reference solution for each. [`submission`]
+//! reads a student's hand-in; [`course`] is a teacher's course (its folder, its checks, its JSON).
 
 pub mod course;
 mod grade;

@@ -2,7 +2,7 @@
 //!
 //! The search is a depth-first walk over worlds. A *choice* is a client that can send its next
 //! request; taking it runs that client up to and including the request, then eagerly through
-//! the statements after it that send none (scenario-language.md §7: statements that send no
+//! the statements after it that send none (docs/scenario-language.md, "Schedules": statements that send no
 //! request never create a choice). So a *schedule* is a complete order of requests.
 //!
 //! Worlds reached by different orders are merged (memoised by value), and every count is still
@@ -34,7 +34,7 @@ use crate::vecmap::VecMap;
 use std::collections::BTreeMap;
 use std::hash::Hash;
 
-pub use rvlab_base::hash::{Fnv64, Recorder};
+pub use crate::hash::{Fnv64, Recorder};
 
 /// What the explorer needs of a model: choices, a transition that reports the schedule
 /// letters it ran, and an evaluation of a finished world.

@@ -4,7 +4,7 @@
 //! - **Root**: the world after setup, with each client's leading statements that send no
 //!   request run eagerly, client by client (`a`'s, then `b`'s, …). Those steps are the report's
 //!   `prefix`; every token the report gives starts with them.
-//! - **Choice**: any unfinished client (scenario-language.md §7: exploration ignores time, so a
+//! - **Choice**: any unfinished client (docs/scenario-language.md, "Schedules": exploration ignores time, so a
 //!   sleeping client may go next, and stepping it advances the clock exactly as an explicit
 //!   token step does in `rvlab run`). After every transition each unfinished client's next step
 //!   sends a request, so a choice is always a request.

@@ -17,7 +17,7 @@ pub struct Span {
     pub col: u32,
 }
 
-/// A parsed scenario (scenario-language.md §3).
+/// A parsed scenario (docs/scenario-language.md, "Top level").
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Scenario {
     pub title: Option<String>,
@@ -112,7 +112,7 @@ pub struct Stmt {
     pub text: String,
 }
 
-/// Client statements (scenario-language.md §4).
+/// Client statements (docs/scenario-language.md, "Client statements").
 #[derive(Debug, Clone, PartialEq)]
 pub enum StmtKind {
     /// `VAR = get REF [status]`.
@@ -197,7 +197,7 @@ impl StmtKind {
 
 /// The PATCH flavours (a `patch` statement sends merge, JSON or strategic; apply is its own
 /// statement).
-pub use rvlab_apiserver::store::PatchType;
+pub use crate::store::PatchType;
 
 /// apimachinery's `wait.Backoff`, with the name it was given in the text.
 #[derive(Debug, Clone, PartialEq)]
@@ -239,7 +239,7 @@ impl Backoff {
     }
 }
 
-pub use rvlab_base::fieldpath::{Path, PathSeg};
+pub use crate::fieldpath::{Path, PathSeg};
 
 /// An expression with its span.
 #[derive(Debug, Clone, PartialEq)]
@@ -248,7 +248,7 @@ pub struct Expr {
     pub span: Span,
 }
 
-/// Expressions (scenario-language.md §4, "Expressions").
+/// Expressions (docs/scenario-language.md, "Client statements").
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExprKind {
     /// A JSON literal: string, number, `true`, `false`, `null`.
@@ -274,7 +274,7 @@ pub enum BinOp {
     Sub,
 }
 
-/// An `expect` line (scenario-language.md §5).
+/// An `expect` line (docs/scenario-language.md, "Expectations").
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expectation {
     pub kind: ExpectKind,

@@ -86,7 +86,7 @@ pub fn is_identifier(word: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-pub use rvlab_base::text::closest;
+pub use crate::text::closest;
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,4 @@
-//! The scenario language (../shared/docs/scenario-language.md; user reference in
-//! docs/scenario-language.md): text → [`ast::Scenario`] plus every diagnostic at once.
+//! The scenario language (its reference: docs/scenario-language.md): text → [`ast::Scenario`] plus every diagnostic at once.
 //!
 //! - [`parse()`]: the entry point, returning a [`Parsed`] (the scenario when there is no error,
 //!   and all [`Diagnostic`]s in text order);
@@ -11,7 +10,8 @@
 //! with Python-style indentation), `parse` (recursive descent with line-level recovery; it
 //! hands the checks a `Drafts` besides the AST), `check` (semantic checks: names,
 //! revisions, use before assignment, schedule tokens); `keywords` (the reserved words and
-//! near-miss suggestions).
+//! near-miss suggestions). Beside them: [`ast`] (the tree), `diagnostic` ([`Diagnostic`] and
+//! its rendering), `drafts` (what the parser hands the checks).
 
 pub mod ast;
 mod check;

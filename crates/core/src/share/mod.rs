@@ -14,7 +14,8 @@
 //!
 //! The compression is the crate's own small raw DEFLATE codec (`share::deflate`, RFC 1951):
 //! standard DEFLATE, so links made by earlier releases (with miniz_oxide) still open, and any
-//! inflater reads ours; a fraction of miniz_oxide's size in the page (docs/size.md).
+//! inflater reads ours; a fraction of miniz_oxide's size in the page (docs/size.md). `share::b64`
+//! is its base64url.
 
 mod b64;
 mod deflate;

@@ -1,7 +1,7 @@
 //! The engine: client-go retry semantics, runs, schedules, narration, views, traces, lessons.
 
 use proptest::prelude::*;
-use rvlab_core::engine::{Action, ClientOutcome, Mark, RunError, ScheduleError, World};
+use rvlab_core::engine::{ClientOutcome, Mark, RunError, ScheduleError, StepKind, World};
 use rvlab_core::lang::ast::Scenario;
 use rvlab_core::lang::parse;
 use rvlab_core::lessons::LESSONS;
@@ -120,7 +120,7 @@ fn seed_story_bob_gets_the_exact_409() {
 fn seed_story_with_retry_succeeds_at_the_next_attempt() {
     let s = scenario(SEED_STORY_FIXED);
     let run = Run::new(&s, 3, Some("abaabb")).unwrap();
-    let kinds: Vec<(u32, Action, Option<u16>)> = run
+    let kinds: Vec<(u32, StepKind, Option<u16>)> = run
         .steps
         .iter()
         .map(|r| (r.client, r.action, r.response.as_ref().map(|x| x.code)))
@@ -128,12 +128,12 @@ fn seed_story_with_retry_succeeds_at_the_next_attempt() {
     assert_eq!(
         kinds[4..],
         [
-            (1, Action::Local, None),
-            (1, Action::Request, Some(409)),
-            (1, Action::Backoff, None),
-            (1, Action::Request, Some(200)),
-            (1, Action::Local, None),
-            (1, Action::Request, Some(200)),
+            (1, StepKind::Local, None),
+            (1, StepKind::Request, Some(409)),
+            (1, StepKind::Backoff, None),
+            (1, StepKind::Request, Some(200)),
+            (1, StepKind::Local, None),
+            (1, StepKind::Request, Some(200)),
         ]
     );
     let last = run.steps.last().unwrap();
@@ -173,7 +173,7 @@ client bob:
 fn checked_sleeps(run: &Run, jitter: f64) -> Vec<(u64, u64)> {
     let mut out = Vec::new();
     for (i, r) in run.steps.iter().enumerate() {
-        if r.action != Action::Backoff {
+        if r.action != StepKind::Backoff {
             continue;
         }
         let before = run.world_at(i);
@@ -235,7 +235,7 @@ fn a_capped_backoff_stops_after_the_sleep_that_hits_the_cap() {
     let f = failure_of(&run, 1).unwrap();
     assert_eq!(f.reason, "Conflict");
     let last = run.steps.last().unwrap();
-    assert_eq!(last.action, Action::Backoff);
+    assert_eq!(last.action, StepKind::Backoff);
     assert!(
         last.narration.ends_with(
             "so client-go stops retrying after this sleep: bob fails with the last Conflict"

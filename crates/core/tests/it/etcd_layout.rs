@@ -1,4 +1,4 @@
-//! The store as etcd keeps it (`rvlab_apiserver::store::etcd`), over the lessons' runs.
+//! The store as etcd keeps it (`crate::store::etcd`), over the lessons' runs.
 
 use rvlab_core::store::etcd::{registry_key, stored_value};
 use rvlab_core::store::{ObjectRef, Store};

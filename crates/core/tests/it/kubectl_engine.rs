@@ -1,7 +1,7 @@
 //! kubectl and file statements in the engine (issue #14): steps, files, terminals, failures,
 //! expectations, views, the trace and the explorer's bounds.
 
-use rvlab_core::engine::{Action, ClientOutcome, Mark, KUBECTL_ERROR};
+use rvlab_core::engine::{ClientOutcome, Mark, StepKind, KUBECTL_ERROR};
 use rvlab_core::kubectl::{Command, Verb};
 use rvlab_core::lang::ast::{
     ExpectKind, Expectation, Expr, ExprKind, PathSeg, Scenario, SetupBody, SetupFile, Span, Stmt,
@@ -121,7 +121,7 @@ fn a_command_that_fails_before_any_request_is_one_step_and_stops_the_client() {
     );
     let step = &run.steps[1];
     assert!(step.request.is_none());
-    assert_eq!(step.action, Action::Error);
+    assert_eq!(step.action, StepKind::Error);
     assert_eq!(step.mark, Mark::OtherError);
     let k = step.kubectl.as_ref().expect("a kubectl step");
     assert_eq!(k.command, "kubectl apply -f missing.yaml");
@@ -266,7 +266,7 @@ fn files_start_as_the_scenarios_and_file_statements_edit_them_locally() {
     });
     let run = Run::new(&sc, 0, Some("aaab")).unwrap();
     let edit = &run.steps[1];
-    assert_eq!(edit.action, Action::Local);
+    assert_eq!(edit.action, StepKind::Local);
     assert_eq!(edit.mark, Mark::Local);
     assert!(edit.request.is_none());
     assert_eq!(
@@ -325,7 +325,7 @@ fn a_file_edit_that_cannot_be_written_is_a_runtime_error() {
     )])));
     let run = Run::new(&sc, 0, None).unwrap();
     assert_eq!(run.steps.len(), 3);
-    assert_eq!(run.steps[2].action, Action::Error);
+    assert_eq!(run.steps[2].action, StepKind::Error);
     match &run.last().clients[0].outcome {
         Some(ClientOutcome::Failed(f)) => assert_eq!(f.reason, "RuntimeError"),
         other => panic!("{other:?}"),

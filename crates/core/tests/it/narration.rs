@@ -4,7 +4,7 @@
 //! step's own request and response and the store's event log.
 
 use proptest::prelude::*;
-use rvlab_core::engine::{verb_noun, Verb, SETUP_ACTOR};
+use rvlab_core::engine::{verb_noun, WriteKind, SETUP_ACTOR};
 use rvlab_core::lang::parse;
 use rvlab_core::run::Run;
 
@@ -179,7 +179,7 @@ fn check_step(run: &Run, i: usize) -> Result<(), String> {
             }
             for e in events {
                 let verb = after.write_verb(e.revision);
-                let ok = if verb == Verb::Setup {
+                let ok = if verb == WriteKind::Setup {
                     names.contains("setup") && !names.contains(&format!("{SETUP_ACTOR}'s"))
                 } else {
                     names.contains(&format!("{}'s {}", e.writer, verb_noun(verb)))

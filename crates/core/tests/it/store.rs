@@ -1,4 +1,4 @@
-//! The versioned store against kubernetes-semantics.md (tests named after its sections),
+//! The versioned store against the apiserver's behaviour (tests named after what they check),
 //! plus server-side apply, patches, provenance, lost updates, events, generation, and property
 //! tests against a small reference model.
 

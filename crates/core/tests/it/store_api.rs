@@ -1,4 +1,4 @@
-//! The store beyond single-object CRUD, as real clients use it (kubernetes-api-server.md §6):
+//! The store beyond single-object CRUD, as real clients use it (as kubectl and client-go send it):
 //! lists (one namespace, every namespace, selectors, paging, resourceVersion), Secrets,
 //! Namespaces (and strict namespaces), DeleteOptions. Tests are named after the facts.
 

@@ -1,4 +1,4 @@
-//! `fieldValidation=Strict|Warn|Ignore` in the store (kubernetes-api-server.md §7.3).
+//! `fieldValidation=Strict|Warn|Ignore` in the store (k8s.io/apiserver `pkg/endpoints/handlers/rest.go`).
 
 use rvlab_core::rng::Rng;
 use rvlab_core::store::{Actor, Env, Method, Outcome, Request, Store};

@@ -1,4 +1,4 @@
-//! `store::table`: the apiserver's `meta.k8s.io/v1` Tables (kubernetes-api-server.md §5.3).
+//! `store::table`: the apiserver's `meta.k8s.io/v1` Tables (k8s.io/apiserver `pkg/endpoints/handlers/response.go`).
 
 use rvlab_core::rng::Rng;
 use rvlab_core::store::table::{column_definitions, table, watch_table, IncludeObject};

@@ -1,5 +1,5 @@
 //! The watch cache (`rvlab_core::watch`) against the apiserver's watch rules
-//! (kubernetes-api-server.md §10, kubernetes-semantics.md §6).
+//! (k8s.io/apiserver `pkg/endpoints/handlers/watch.go`, `pkg/storage/cacher`).
 
 use proptest::prelude::*;
 use rvlab_core::rng::Rng;

@@ -4,11 +4,11 @@
 //! and ends with the same objects.
 
 use super::client_name;
-use crate::live::{Live, Recorded};
-use rvlab_apiserver::store::{Actor, Env, Method, Outcome, Request, Store};
-use rvlab_base::rng::Rng;
+use crate::live::{Live, LiveRequest};
 use rvlab_core::lang::parse;
+use rvlab_core::rng::Rng;
 use rvlab_core::run::Run;
+use rvlab_core::store::{Actor, Env, Method, Outcome, Request, Store};
 use serde_json::{json, Value};
 
 /// What the exactness test compares of each request: method, path without its query, status
@@ -77,7 +77,7 @@ fn history_in_lanes(src: &str, max_steps: usize, lane: fn(&str) -> String) -> (L
             }
             None => (None, false),
         };
-        let rec = Recorded {
+        let rec = LiveRequest {
             program: lane(&name),
             name,
             command,
@@ -380,7 +380,7 @@ fn served(requests: &[(&str, Request)]) -> (Live, Store) {
             rng: &mut rng,
         };
         let out = store.handle(request, &actor, &mut env);
-        let rec = Recorded {
+        let rec = LiveRequest {
             program: program.to_string(),
             name: program.to_string(),
             command: None,

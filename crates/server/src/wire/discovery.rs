@@ -1,6 +1,6 @@
 //! Discovery: `/api`, `/apis` (aggregated `apidiscovery.k8s.io/v2` when the Accept header asks
 //! for it, else legacy), `/api/v1`, `/apis/G`, `/apis/G/V`, `/version`. (Owned by the `wire`
-//! helper.) `kubernetes-api-server.md` §3 is the reference; the bodies follow the apiserver's
+//! helper.) k8s.io/apiserver `pkg/endpoints/discovery` is the reference; the bodies follow the apiserver's
 //! Go structs field by field (so their JSON keys come in the apiserver's order), checked against
 //! kubernetes/kubernetes `api/discovery/aggregated_v2.json`, `api__v1.json` and
 //! `apis__apps__v1.json`.

@@ -1,7 +1,8 @@
 //! The apiserver's wire documents that are not objects: discovery (aggregated v2 and legacy),
 //! `/version`, OpenAPI v3, and the protobuf request bodies kubectl's typed client sends. Pure
-//! functions of the request and the served resources; `../shared/docs/kubernetes-api-server.md`
-//! §3–§5 is the reference.
+//! functions of the request and the served resources, checked against the apiserver's own
+//! documents (kubernetes/kubernetes `api/discovery/*.json`, `api/openapi-spec/v3`). Modules:
+//! [`discovery`], [`openapi`], [`protobuf`].
 
 use serde_json::Value;
 

@@ -1,5 +1,5 @@
 //! OpenAPI v3: `/openapi/v3` and `/openapi/v3/<gv path>?hash=…`; `/openapi/v2` answers 404.
-//! (Owned by the `wire` helper.) `kubernetes-api-server.md` §4 is the reference.
+//! (Owned by the `wire` helper.) kubernetes/kubernetes `api/openapi-spec/v3` is the reference.
 //!
 //! kubectl 1.32 fetches these for `apply -f`, `create -f`, `replace -f` and `edit` (its default
 //! `--validate=strict`): it looks, in the group-version's document, for a PATCH operation whose

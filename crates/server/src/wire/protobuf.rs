@@ -2,7 +2,7 @@
 //! envelope and `runtime.Unknown`, decoded to the JSON object. (Owned by the `wire` helper.)
 //!
 //! kubectl 1.32's typed client sends `kubectl create configmap|secret|namespace|deployment …`
-//! bodies as protobuf, with no JSON fallback (kubernetes-api-server.md §5.1–§5.2). This decodes them
+//! bodies as protobuf, with no JSON fallback (k8s.io/apimachinery `pkg/runtime/serializer/protobuf`). This decodes them
 //! into the JSON object a JSON client would have sent for the same object: the JSON Go's
 //! `encoding/json` writes for the decoded struct (its field order, `omitempty`, the
 //! `"creationTimestamp":null` of a zero `metav1.Time`, `spec`/`status` structs always present),

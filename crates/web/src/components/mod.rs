@@ -2,7 +2,7 @@
 //! shows plus the reducer's [`Dispatch`]er (each component type costs ~1.5 kB of wasm,
 //! docs/size.md), except [`RunPart`], the one component, which skips the costly parts (a run's
 //! rows or table, the highlighted text) when their inputs did not change. [`html`] holds the
-//! small helpers every region uses.
+//! small helpers every region uses. The regions: `controls`, `editor`, `timeline`, `table`, `inspector`, `narration`, `expectations`, `lesson_picker`, `tabs`, `exercises`, `explorer`, `share`, `notice`, `help`, `run_part` ([`RunPart`]), and in the kubectl build `terminal` and `live`.
 
 pub mod controls;
 pub mod editor;

@@ -1,6 +1,6 @@
 //! Effects, and only effects: timers that dispatch actions, the keyboard, the URL fragment
 //! (share links), local storage (saved work), the embed height report; the explorer's
-//! Web Worker ([`explore`]) and the exercises' stored progress ([`exercises`]).
+//! Web Worker ([`explore`]) and the exercises' stored progress ([`exercises`]); in the kubectl build, `live` (the live view's event stream).
 
 pub mod exercises;
 pub mod explore;

@@ -351,7 +351,7 @@ impl AppState {
 pub mod fixture {
     use rvlab_core::rng::Rng;
     use rvlab_core::store::{Actor, Env, Method, Request, Store};
-    use rvlab_instruments::live::{Live, Recorded};
+    use rvlab_instruments::live::{Live, LiveRequest};
     use serde_json::Value;
 
     const PATH: &str = "/api/v1/namespaces/default/configmaps";
@@ -435,7 +435,7 @@ pub mod fixture {
                 rng: &mut self.rng,
             };
             let outcome = self.store.handle(&request, &actor, env);
-            let rec = Recorded {
+            let rec = LiveRequest {
                 program: program.into(),
                 name: program.into(),
                 command: (program == "kubectl").then(|| "kubectl get".to_string()),

@@ -2,7 +2,7 @@
 //! so that every [`Action`] is unit-tested natively. Effects (timers) live in `hooks`.
 //!
 //! Sub-states with their own actions: [`explore`] (the explorer panel and its worker job) and
-//! [`exercises`] (the exercises view). [`catalogue`]: the built-in course's titles, built once.
+//! [`exercises`] (the exercises view). [`catalogue`]: the built-in course's titles, built once. In the kubectl build, `live`: the live view's rows.
 
 pub mod catalogue;
 pub mod exercises;

@@ -10,9 +10,10 @@
 //!
 //! Each figure is the median over `--runs` runs; the ratio is raw etcd over the server (the
 //! server's overhead). The counts are checked at the end (no increment lost); nothing here
-//! asserts a time.
+//! asserts a time. The etcd member comes from the server tests' `cluster` module
+//! (`crates/server/tests/it/support/etcd.rs`, included by path).
 
-#[path = "../../../../crates/server/tests/support/etcd.rs"]
+#[path = "../../../../crates/server/tests/it/support/etcd.rs"]
 mod cluster;
 
 use anyhow::{bail, Context, Result};

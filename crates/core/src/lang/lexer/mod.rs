@@ -1,5 +1,5 @@
 //! The lexer: text → tokens, with Python-style `Indent` / `Dedent` / `Newline` tokens
-//! (scenario-language.md §2).
+//! (docs/scenario-language.md, "Lexical rules").
 //!
 //! Newlines and indentation are ignored while a bracket is open, so object and array literals
 //! may span lines. A line that starts at the indentation of the line that opened the bracket, or

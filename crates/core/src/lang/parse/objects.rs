@@ -196,7 +196,7 @@ impl Parser<'_> {
     }
 }
 
-/// The resource of a reference (scenario-language.md §2).
+/// The resource of a reference (docs/scenario-language.md, "Top level").
 pub(super) fn resolve_resource(res: &str, span: Span) -> Result<Resource, Diagnostic> {
     match res {
         "configmap" | "configmaps" | "cm" => return Ok(Resource::ConfigMap),

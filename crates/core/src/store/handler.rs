@@ -1,0 +1,814 @@
+//! `Store::handle`: the request handlers, with the apiserver's order of checks.
+//!
+//! - **POST**: CreateOptions `dryRun` (422) → decode (400) → namespace (400) → strict namespaces
+//!   (404, `namespace`) → system fields → validation (422) →
+//!   resourceVersion on create (numeric non-zero: raw 500; unparseable: cleared) → existing
+//!   name (409 AlreadyExists) → write (201).
+//! - **PUT**: UpdateOptions `dryRun` (422) → decode (400) → namespace, name (400) → missing (404) → UID precondition of a body
+//!   `metadata.uid` (409, §1.7b) → the update closure below.
+//! - **PATCH**: media type (415) → PatchOptions (`force`, `fieldManager`, `dryRun`: 422) → missing (404; apply creates, 201) →
+//!   patch (400/422) or apply (409 conflicts) → decode, `checkName` (400) → the update closure.
+//! - **update closure** (§2.4): resourceVersion parse (raw 500) → `0`/empty: unconditional for
+//!   ConfigMap and Deployment, 422 for custom resources → mismatch 409 → `BeforeUpdate`
+//!   (uid, creationTimestamp, generation, a Deployment's status kept) → validation (422) →
+//!   generation → ownership → no-op check (200, nothing written) → write (200).
+//! - **DELETE**: DeleteOptions (400 decode, 422 validation; module `options`) → missing (404)
+//!   → preconditions UID then resourceVersion (409, Kind-named) → delete (200 Status Success).
+//! - **dryRun=All** on any write: the write runs on a copy of the store (module `options`).
+//! - **GET** an object (200 / 404); GET of a collection returns a list. Other method/path
+//!   combinations (POST to a name, PUT to a collection, …) are 405 MethodNotAllowed.
+//! - **A Deployment's `status` subresource** (`…/deployments/NAME/status`): GET (the whole
+//!   object, as the main resource), PUT and PATCH (every patch type and apply) through the same
+//!   checks, with the status strategy (kubernetes `pkg/registry/apps/deployment/strategy.go`,
+//!   `deploymentStatusStrategy.PrepareForUpdate`): the written object keeps the old `spec` and
+//!   `metadata.labels` and takes everything else from the request (its `status`, and the
+//!   metadata `BeforeUpdate` lets through: annotations, finalizers, owner references);
+//!   `generation` is never bumped; managedFields entries carry `"subresource": "status"`; no
+//!   create through it (an apply to a missing object is 404, `forceAllowCreate` is false for
+//!   status); POST and DELETE are 405. `ValidateDeploymentStatusUpdate` (non-negative replica
+//!   counts, …) is not modelled.
+//!
+//! Bodies are given already parsed; a missing body where one is needed is a 400. When the
+//! request carries no `fieldManager`, the actor's name manages the write.
+
+use super::fields::{self, Manager};
+use super::meta::{self, meta_str, set_meta};
+use super::namespace;
+use super::options;
+use super::patch::{self, PatchType};
+use super::path::{self, RequestTarget};
+use super::status::{self, FieldError};
+use super::strict;
+use super::{
+    provenance, Actor, Entry, Env, EventType, Method, ObjectRef, Outcome, Request, Resource,
+    Response, Store, WatchEvent, API,
+};
+use super::{schema, strategic};
+use serde_json::{Map, Value};
+
+/// How a namespace mismatch is worded.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NsCheck {
+    /// `EnsureObjectNamespaceMatchesRequestNamespace` (create, update).
+    Request,
+    /// `checkName` (patch).
+    CheckName,
+}
+
+/// Who owns the fields after an update.
+enum Ownership {
+    /// A non-apply write by the request's manager.
+    Update,
+    /// Computed by server-side apply.
+    Set(Vec<Manager>),
+}
+
+/// Per-request context.
+struct Ctx<'a> {
+    actor: &'a Actor,
+    manager: String,
+    now: String,
+    /// The managedFields subresource of the write: `""` (the main resource) or `"status"`.
+    sub: &'static str,
+}
+
+fn ok(code: u16, body: Value) -> Outcome {
+    Outcome {
+        response: Response { code, body },
+        revision: None,
+        lost_updates: Vec::new(),
+        warnings: Vec::new(),
+    }
+}
+
+/// `fieldValidation` of a POST / PUT body (after its type check, which wins).
+fn strict_body(res: &Resource, req: &Request) -> Result<Vec<String>, Response> {
+    match req.body.as_ref() {
+        Some(b) if meta::decode_check(res, b).is_ok() => {
+            strict::check_body(res, b, strict::directive(&req.path))
+        }
+        _ => Ok(Vec::new()),
+    }
+}
+
+fn with_warnings(mut o: Outcome, warnings: Vec<String>) -> Outcome {
+    o.warnings = warnings;
+    o
+}
+
+fn without_managed_fields(v: &Value) -> Value {
+    let mut v = v.clone();
+    set_meta(&mut v, "managedFields", Value::Null);
+    v
+}
+
+/// Checks and completes a body: Go types (400), `apiVersion`/`kind`, namespace and name.
+fn prepare(
+    res: &Resource,
+    body: Option<&Value>,
+    namespace: &str,
+    name: Option<&str>,
+    ns_check: NsCheck,
+) -> Result<Value, Response> {
+    let Some(body) = body else {
+        return Err(status::bad_request("the body of the request was empty"));
+    };
+    meta::decode_check(res, body)?;
+    let mut obj = body.clone();
+    let Some(o) = obj.as_object_mut() else {
+        return Err(status::bad_request("the body of the request was empty"));
+    };
+    let expected_av = res.api_version();
+    match o.get("apiVersion").and_then(Value::as_str) {
+        Some(av) if !av.is_empty() && av != expected_av => {
+            return Err(status::bad_request(&format!(
+                "the API version in the data ({av}) does not match the expected API version ({expected_av})"
+            )))
+        }
+        _ => {}
+    }
+    let expected_kind = res.kind();
+    match o.get("kind").and_then(Value::as_str) {
+        Some(k) if !k.is_empty() && k != expected_kind => {
+            return Err(status::bad_request(&format!(
+                "the kind in the data ({k}) does not match the expected kind ({expected_kind})"
+            )))
+        }
+        _ => {}
+    }
+    o.insert("apiVersion".into(), expected_av.into());
+    o.insert("kind".into(), expected_kind.into());
+    if !matches!(o.get("metadata"), Some(Value::Object(_))) {
+        o.insert("metadata".into(), Value::Object(Map::new()));
+    }
+    if API && res == &Resource::Secret {
+        meta::merge_string_data(&mut obj);
+    }
+    let ns = meta_str(&obj, "namespace").to_string();
+    if res.is_cluster_scoped() {
+        // `EnsureObjectNamespaceMatchesRequestNamespace`: cleared for a cluster-scoped kind.
+        set_meta(&mut obj, "namespace", Value::Null);
+    } else if ns.is_empty() {
+        set_meta(&mut obj, "namespace", namespace.into());
+    } else if ns != namespace {
+        return Err(status::bad_request(&match ns_check {
+            NsCheck::Request => {
+                "the namespace of the provided object does not match the namespace sent on the request"
+                    .to_string()
+            }
+            NsCheck::CheckName => format!(
+                "the namespace of the object ({ns}) does not match the namespace on the request ({namespace})"
+            ),
+        }));
+    }
+    if let Some(url_name) = name {
+        let n = meta_str(&obj, "name").to_string();
+        if n.is_empty() {
+            set_meta(&mut obj, "name", url_name.into());
+        } else if n != url_name {
+            return Err(status::bad_request(&format!(
+                "the name of the object ({n}) does not match the name on the URL ({url_name})"
+            )));
+        }
+    }
+    Ok(obj)
+}
+
+/// The etcd key of an object, as `StorageError` prints it.
+fn storage_key(r: &ObjectRef) -> String {
+    let prefix = match &r.resource {
+        Resource::Custom { plural, group } => format!("{group}/{plural}"),
+        other => other.plural().to_string(),
+    };
+    if r.resource.is_cluster_scoped() {
+        return format!("/registry/{prefix}/{}", r.name);
+    }
+    format!("/registry/{prefix}/{}/{}", r.namespace, r.name)
+}
+
+/// Fills the system fields of an object about to be created (`FillObjectMetaSystemFields`,
+/// `PrepareForCreate`).
+fn fill_create_fields(res: &Resource, obj: &mut Value, env: &mut Env, now: &str) {
+    set_meta(obj, "uid", env.rng.uuid().into());
+    set_meta(obj, "creationTimestamp", now.into());
+    set_meta(obj, "generation", meta::generation_on_create(res));
+    set_meta(obj, "managedFields", Value::Null);
+    if *res == Resource::Deployment {
+        if let Some(o) = obj.as_object_mut() {
+            o.insert("status".into(), Value::Object(Map::new()));
+        }
+    }
+}
+
+/// `generateName` + 5 characters of apimachinery's `utilrand` alphabet.
+fn generated_name(prefix: &str, env: &mut Env) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut s = prefix.to_string();
+    for _ in 0..5 {
+        let i = env.rng.below(ALPHABET.len() as u32) as usize;
+        s.push(char::from(ALPHABET[i]));
+    }
+    s
+}
+
+impl Store {
+    /// Serves one request. Never panics; every failure is a Status body with its code, and only
+    /// an accepted, effective write changes the store (and takes a revision).
+    pub fn handle(&mut self, req: &Request, actor: &Actor, env: &mut Env) -> Outcome {
+        let t = match path::parse(&req.path) {
+            Ok(t) => t,
+            Err(resp) => return Outcome::failed(resp),
+        };
+        let ctx = Ctx {
+            actor,
+            manager: t
+                .field_manager
+                .clone()
+                .unwrap_or_else(|| actor.name.clone()),
+            now: meta::timestamp(env.now_ms),
+            sub: if t.status { "status" } else { "" },
+        };
+        let dry = match (req.method, &req.body) {
+            (Method::Get, _) => false,
+            (Method::Delete, Some(Value::Object(o))) => o
+                .get("dryRun")
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty()),
+            (Method::Delete, Some(b)) if !b.is_null() => false,
+            _ => !t.query.dry_run.is_empty(),
+        };
+        if API && dry {
+            return self.dry_run(&t, req, &ctx, env);
+        }
+        self.dispatch(&t, req, &ctx, env)
+    }
+
+    /// A dry run: the write on a copy of the store, answered as the dry-run storage answers it.
+    fn dry_run(&self, t: &RequestTarget, req: &Request, ctx: &Ctx, env: &mut Env) -> Outcome {
+        let mut scratch = self.clone();
+        let mut out = scratch.dispatch(t, req, ctx, env);
+        let body = &mut out.response.body;
+        if body.get("kind").and_then(Value::as_str) != Some("Status") {
+            let stored = t
+                .name
+                .as_deref()
+                .and_then(|n| self.objects.get(&objref(t, n)))
+                .map(|e| meta_str(&e.object, "resourceVersion").to_string());
+            let rv = match (out.response.code, stored) {
+                (200, Some(rv)) => Value::String(rv),
+                _ => Value::Null,
+            };
+            set_meta(body, "resourceVersion", rv);
+        }
+        out.revision = None;
+        out.lost_updates.clear();
+        out
+    }
+
+    /// Routes a parsed request to its handler.
+    fn dispatch(&mut self, t: &RequestTarget, req: &Request, ctx: &Ctx, env: &mut Env) -> Outcome {
+        let cluster = t.resource.is_cluster_scoped();
+        let result = match (req.method, t.name.as_deref()) {
+            // The status subresource serves GET, PUT and PATCH (its REST storage has no
+            // create or delete).
+            (Method::Post | Method::Delete, _) if t.status => Err(status::method_not_allowed()),
+            (Method::Get, Some(name)) => self.do_get(t, name),
+            (Method::Get, None) if API => self.do_list(t).map(|r| ok(r.code, r.body)),
+            (Method::Get, None) => {
+                let r = self.do_list_plain(t);
+                Ok(ok(r.code, r.body))
+            }
+            // The every-namespace paths serve only LIST (and WATCH); Namespaces are created
+            // and read, not updated or deleted (see `namespace`).
+            (Method::Post, None) if cluster || !t.namespace.is_empty() => {
+                self.do_create(t, req, ctx, env)
+            }
+            _ if cluster => Err(status::method_not_allowed()),
+            (Method::Put, Some(name)) => self.do_update(t, name, req, ctx),
+            (Method::Patch, Some(name)) => self.do_patch(t, name, req, ctx, env),
+            (Method::Delete, Some(name)) => self.do_delete(t, name, req, ctx.actor),
+            _ => Err(status::method_not_allowed()),
+        };
+        result.unwrap_or_else(Outcome::failed)
+    }
+
+    /// NamespaceLifecycle admission of a create in `ns` (strict namespaces only).
+    fn admit_namespace(&self, ns: &str) -> Result<(), Response> {
+        if API && self.strict_namespaces && !ns.is_empty() && !self.namespace_exists(ns) {
+            return Err(status::not_found(&Resource::Namespace, ns));
+        }
+        Ok(())
+    }
+
+    fn do_get(&self, t: &RequestTarget, name: &str) -> Result<Outcome, Response> {
+        // GetOptions.resourceVersion (§6): unset/`0`/not older than N; the store serves its
+        // current state, which is never older than an N it has reached. The watch cache answers
+        // a parse error raw (500, §1.6) and an N ahead of it with 504 (after waiting, here at
+        // once), both before looking the object up.
+        if let Some(rv) = t
+            .query
+            .resource_version
+            .as_deref()
+            .filter(|r| API && !r.is_empty())
+        {
+            let n = meta::parse_rv(rv).map_err(|e| {
+                status::raw_internal(&format!(
+                    "resourceVersion: Invalid value: {}: {e}",
+                    status::quote(rv)
+                ))
+            })?;
+            if n > self.revision {
+                return Err(status::too_large_resource_version(n, self.revision));
+            }
+        }
+        if API && t.resource == Resource::Namespace {
+            return match self.namespace_object(name) {
+                Some(o) => Ok(ok(200, o)),
+                None => Err(status::not_found(&t.resource, name)),
+            };
+        }
+        let r = objref(t, name);
+        match self.objects.get(&r) {
+            Some(e) => Ok(ok(200, e.object.clone())),
+            None => Err(status::not_found(&t.resource, name)),
+        }
+    }
+
+    fn do_create(
+        &mut self,
+        t: &RequestTarget,
+        req: &Request,
+        ctx: &Ctx,
+        env: &mut Env,
+    ) -> Result<Outcome, Response> {
+        let res = &t.resource;
+        let mut errs = if API {
+            options::dry_run_errors(&t.query.dry_run)
+        } else {
+            Vec::new()
+        };
+        errs.extend(strict::directive_errors(&req.path));
+        options::check("CreateOptions", &errs)?;
+        let warnings = strict_body(res, req)?;
+        let mut obj = prepare(res, req.body.as_ref(), &t.namespace, None, NsCheck::Request)?;
+        strict::strip_unknown(res, &mut obj);
+        self.admit_namespace(&t.namespace)?;
+        if meta_str(&obj, "name").is_empty() {
+            let prefix = meta_str(&obj, "generateName").to_string();
+            if !prefix.is_empty() {
+                let name = generated_name(&prefix, env);
+                set_meta(&mut obj, "name", name.into());
+            }
+        }
+        if API && *res == Resource::Namespace {
+            namespace::default_labels(&mut obj);
+        }
+        fill_create_fields(res, &mut obj, env, &ctx.now);
+        let name = meta_str(&obj, "name").to_string();
+        let errs = meta::validate(res, &obj, None);
+        if !errs.is_empty() {
+            return Err(status::invalid_object(res, &name, &errs));
+        }
+        match meta::parse_rv(meta_str(&obj, "resourceVersion")) {
+            Ok(0) | Err(_) => {}
+            Ok(_) => {
+                return Err(status::raw_internal(
+                    "resourceVersion should not be set on objects to be created",
+                ))
+            }
+        }
+        set_meta(&mut obj, "resourceVersion", Value::Null);
+        let r = objref(t, &name);
+        let exists = match res {
+            Resource::Namespace if API => self.namespace_exists(&name),
+            _ => self.objects.contains_key(&r),
+        };
+        if exists {
+            return Err(status::already_exists(res, &name));
+        }
+        let mut obj = meta::canonicalize(res, &obj);
+        let managers = fields::after_update(res, &[], None, &obj, &ctx.manager, &ctx.now);
+        if API && *res == Resource::Namespace {
+            namespace::prepare_for_create(&mut obj);
+        }
+        Ok(with_warnings(
+            self.commit(r, obj, managers, ctx.actor, 201),
+            warnings,
+        ))
+    }
+
+    fn do_update(
+        &mut self,
+        t: &RequestTarget,
+        name: &str,
+        req: &Request,
+        ctx: &Ctx,
+    ) -> Result<Outcome, Response> {
+        let res = &t.resource;
+        let mut errs = if API {
+            options::dry_run_errors(&t.query.dry_run)
+        } else {
+            Vec::new()
+        };
+        errs.extend(strict::directive_errors(&req.path));
+        options::check("UpdateOptions", &errs)?;
+        let warnings = strict_body(res, req)?;
+        let mut obj = prepare(
+            res,
+            req.body.as_ref(),
+            &t.namespace,
+            Some(name),
+            NsCheck::Request,
+        )?;
+        strict::strip_unknown(res, &mut obj);
+        let r = objref(t, name);
+        let Some(entry) = self.objects.get(&r) else {
+            return Err(status::not_found(res, name));
+        };
+        let (body_uid, cur_uid) = (meta_str(&obj, "uid"), meta_str(&entry.object, "uid"));
+        if !body_uid.is_empty() && body_uid != cur_uid {
+            let err = format!(
+                "StorageError: invalid object, Code: 4, Key: {}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: {body_uid}, UID in object meta: {cur_uid}",
+                storage_key(&r)
+            );
+            return Err(status::conflict(res, name, &err));
+        }
+        self.finish_update(r, obj, Ownership::Update, ctx)
+            .map(|o| with_warnings(o, warnings))
+    }
+
+    fn do_patch(
+        &mut self,
+        t: &RequestTarget,
+        name: &str,
+        req: &Request,
+        ctx: &Ctx,
+        env: &mut Env,
+    ) -> Result<Outcome, Response> {
+        let res = &t.resource;
+        let ty = match PatchType::from_content_type(req.content_type.as_deref()) {
+            Some(PatchType::Strategic) if matches!(res, Resource::Custom { .. }) => None,
+            other => other,
+        };
+        let Some(ty) = ty else {
+            return Err(status::unsupported_media_type(patch::accepted(res)));
+        };
+        // ValidatePatchOptions: force or fieldManager by patch type, then dryRun.
+        let mut errs = Vec::new();
+        if ty != PatchType::Apply && t.force.is_some() {
+            errs.push(FieldError::forbidden(
+                "force",
+                "may not be specified for non-apply patch",
+            ));
+        }
+        if ty == PatchType::Apply && t.field_manager.is_none() {
+            errs.push(FieldError::required(
+                "fieldManager",
+                "is required for apply patch",
+            ));
+        }
+        if API {
+            errs.extend(options::dry_run_errors(&t.query.dry_run));
+        }
+        errs.extend(strict::directive_errors(&req.path));
+        options::check("PatchOptions", &errs)?;
+        let Some(body) = req.body.as_ref() else {
+            return Err(status::bad_request("the body of the request was empty"));
+        };
+        let r = objref(t, name);
+        if ty == PatchType::Apply {
+            return self.do_apply(t, r, body, ctx, env);
+        }
+        let Some(entry) = self.objects.get(&r) else {
+            return Err(status::not_found(res, name));
+        };
+        let (patched, smp) = patch::apply_patch(res, ty, &entry.object, body)?;
+        let warnings = if meta::decode_check(res, &patched).is_ok() {
+            strict::check_patched(res, smp.as_ref(), &patched, strict::directive(&req.path))?
+        } else {
+            Vec::new()
+        };
+        let mut obj = prepare(
+            res,
+            Some(&patched),
+            &t.namespace,
+            Some(name),
+            NsCheck::CheckName,
+        )?;
+        strict::strip_unknown(res, &mut obj);
+        if ty == PatchType::Strategic {
+            strategic::drop_directive_keys(&mut obj, schema::builtin().root(&res.kind()));
+        }
+        self.finish_update(r, obj, Ownership::Update, ctx)
+            .map(|o| with_warnings(o, warnings))
+    }
+
+    fn do_apply(
+        &mut self,
+        t: &RequestTarget,
+        r: ObjectRef,
+        body: &Value,
+        ctx: &Ctx,
+        env: &mut Env,
+    ) -> Result<Outcome, Response> {
+        let res = &t.resource;
+        let cfg = prepare(
+            res,
+            Some(body),
+            &t.namespace,
+            Some(&r.name),
+            NsCheck::CheckName,
+        )?;
+        let force = t.force == Some(true);
+        match self.objects.get(&r) {
+            // The status storage updates with `forceAllowCreate` false: nothing to create.
+            None if t.status => Err(status::not_found(res, &r.name)),
+            None => {
+                self.admit_namespace(&t.namespace)?;
+                // Create through apply (`forceAllowCreate`): system fields wiped and filled; an
+                // applied resourceVersion is dropped like any stored RV.
+                let mut obj = fields::merge(res, &Value::Object(Map::new()), &cfg);
+                fill_create_fields(res, &mut obj, env, &ctx.now);
+                set_meta(&mut obj, "resourceVersion", Value::Null);
+                let errs = meta::validate(res, &obj, None);
+                if !errs.is_empty() {
+                    return Err(status::invalid_object(res, &r.name, &errs));
+                }
+                let obj = meta::canonicalize(res, &obj);
+                let managers = fields::created_by_apply(res, &obj, &cfg, &ctx.manager, &ctx.now);
+                Ok(self.commit(r, obj, managers, ctx.actor, 201))
+            }
+            Some(entry) => {
+                let live = without_managed_fields(&entry.object);
+                let applied = fields::apply_to(
+                    res,
+                    ctx.sub,
+                    &live,
+                    &entry.managers,
+                    &cfg,
+                    &ctx.manager,
+                    force,
+                    &ctx.now,
+                )?;
+                self.finish_update(r, applied.object, Ownership::Set(applied.managers), ctx)
+            }
+        }
+    }
+
+    /// The registry's update closure (§2.4) and the write.
+    fn finish_update(
+        &mut self,
+        r: ObjectRef,
+        mut obj: Value,
+        own: Ownership,
+        ctx: &Ctx,
+    ) -> Result<Outcome, Response> {
+        let res = r.resource.clone();
+        let Some(entry) = self.objects.get(&r) else {
+            return Err(status::not_found(&res, &r.name));
+        };
+        let old = without_managed_fields(&entry.object);
+        let cur_rv = meta_str(&old, "resourceVersion").to_string();
+        let rv = meta::parse_rv(meta_str(&obj, "resourceVersion"))
+            .map_err(|e| status::raw_internal(&e))?;
+        if rv == 0 {
+            if matches!(res, Resource::Custom { .. }) {
+                return Err(status::invalid(
+                    res.group(),
+                    res.plural(),
+                    &r.name,
+                    &[FieldError::invalid(
+                        "metadata.resourceVersion",
+                        0.into(),
+                        "must be specified for an update",
+                    )],
+                ));
+            }
+        } else if meta::parse_rv(&cur_rv) != Ok(rv) {
+            return Err(status::optimistic_lock(&res, &r.name));
+        }
+        set_meta(&mut obj, "resourceVersion", cur_rv.into());
+        // BeforeUpdate.
+        if meta_str(&obj, "uid").is_empty() {
+            set_meta(&mut obj, "uid", meta_str(&old, "uid").into());
+        }
+        for key in ["creationTimestamp", "generation"] {
+            let v = old
+                .get("metadata")
+                .and_then(|m| m.get(key))
+                .cloned()
+                .unwrap_or(Value::Null);
+            set_meta(&mut obj, key, v);
+        }
+        set_meta(&mut obj, "managedFields", Value::Null);
+        // PrepareForUpdate: the main resource keeps the old status; the status subresource
+        // keeps the old spec and labels.
+        if res == Resource::Deployment {
+            let key = if ctx.sub == "status" {
+                "spec"
+            } else {
+                "status"
+            };
+            let v = old.get(key).cloned().unwrap_or(Value::Null);
+            if let Some(o) = obj.as_object_mut() {
+                o.insert(key.into(), v);
+            }
+            if ctx.sub == "status" {
+                let labels = old.get("metadata").and_then(|m| m.get("labels")).cloned();
+                set_meta(&mut obj, "labels", labels.unwrap_or(Value::Null));
+            }
+        }
+        let errs = meta::validate(&res, &obj, Some(&old));
+        if !errs.is_empty() {
+            return Err(status::invalid_object(&res, &r.name, &errs));
+        }
+        let mut obj = meta::canonicalize(&res, &obj);
+        if ctx.sub.is_empty() {
+            // The status strategy bumps no generation (BeforeUpdate kept the old one).
+            let generation = meta::generation_after_update(&res, &old, &obj);
+            set_meta(&mut obj, "generation", generation);
+        }
+        let managers = match own {
+            Ownership::Update => fields::after_update_to(
+                &res,
+                ctx.sub,
+                &entry.managers,
+                Some(&old),
+                &obj,
+                &ctx.manager,
+                &ctx.now,
+            ),
+            Ownership::Set(m) => m,
+        };
+        Ok(self.commit(r, obj, managers, ctx.actor, 200))
+    }
+
+    /// Writes an object (or, for an update that changes nothing, answers the stored one).
+    fn commit(
+        &mut self,
+        r: ObjectRef,
+        obj: Value,
+        managers: Vec<Manager>,
+        actor: &Actor,
+        code: u16,
+    ) -> Outcome {
+        let mut obj = meta::canonicalize(&r.resource, &without_managed_fields(&obj));
+        let old = self.objects.get(&r);
+        if let Some(e) = old {
+            if without_managed_fields(&e.object) == obj
+                && fields::same_ignoring_time(&e.managers, &managers)
+            {
+                return ok(200, e.object.clone());
+            }
+        }
+        let (old_prov, old_obj, mut writers) = match old {
+            Some(e) => (
+                e.provenance.clone(),
+                Some(e.object.clone()),
+                e.writers.clone(),
+            ),
+            None => Default::default(),
+        };
+        let rev = self.take_revision();
+        set_meta(&mut obj, "resourceVersion", rev.to_string().into());
+        if !managers.is_empty() {
+            set_meta(&mut obj, "managedFields", fields::render(&managers));
+        }
+        let obj = meta::canonicalize(&r.resource, &obj);
+        let label = r.to_string();
+        let (provenance, lost_updates) =
+            provenance::track(&old_prov, old_obj.as_ref(), &obj, actor, rev, &label);
+        writers.set(actor.name.as_str(), rev);
+        self.events.push(WatchEvent {
+            kind: if old_obj.is_some() {
+                EventType::Modified
+            } else {
+                EventType::Added
+            },
+            object: label,
+            revision: rev,
+            writer: actor.name.clone(),
+        });
+        self.objects.insert(
+            r,
+            Entry {
+                object: obj.clone(),
+                managers,
+                provenance,
+                writers,
+            },
+        );
+        Outcome {
+            response: Response { code, body: obj },
+            revision: Some(rev),
+            lost_updates,
+            warnings: Vec::new(),
+        }
+    }
+
+    fn do_delete(
+        &mut self,
+        t: &RequestTarget,
+        name: &str,
+        req: &Request,
+        actor: &Actor,
+    ) -> Result<Outcome, Response> {
+        let res = &t.resource;
+        let r = objref(t, name);
+        let opts = if API {
+            options::delete_options(req.body.as_ref(), t)?
+        } else {
+            options::delete_preconditions(req.body.as_ref())?
+        };
+        let Some(entry) = self.objects.get(&r) else {
+            return Err(status::not_found(res, name));
+        };
+        let uid = meta_str(&entry.object, "uid").to_string();
+        let rv = meta_str(&entry.object, "resourceVersion").to_string();
+        let pre = |k: &str| {
+            if k == "uid" {
+                opts.uid.clone()
+            } else {
+                opts.resource_version.clone()
+            }
+        };
+        if let Some(u) = pre("uid") {
+            if u != uid {
+                return Err(status::delete_precondition_conflict(
+                    res,
+                    name,
+                    &format!("the UID in the precondition ({u}) does not match the UID in record ({uid}). The object might have been deleted and then recreated"),
+                ));
+            }
+        }
+        if let Some(v) = pre("resourceVersion") {
+            if v != rv {
+                return Err(status::delete_precondition_conflict(
+                    res,
+                    name,
+                    &format!("the ResourceVersion in the precondition ({v}) does not match the ResourceVersion in record ({rv}). The object might have been modified"),
+                ));
+            }
+        }
+        let writers = entry.writers.clone();
+        let rev = self.take_revision();
+        self.objects.remove(&r);
+        let label = r.to_string();
+        let lost = provenance::lost_on_delete(&writers, actor, rev, &label);
+        self.events.push(WatchEvent {
+            kind: EventType::Deleted,
+            object: label,
+            revision: rev,
+            writer: actor.name.clone(),
+        });
+        Ok(Outcome {
+            response: Response {
+                code: 200,
+                body: status::delete_success(res, name, &uid),
+            },
+            revision: Some(rev),
+            lost_updates: lost.into_iter().collect(),
+            warnings: Vec::new(),
+        })
+    }
+}
+
+impl Store {
+    /// For `crate::watch`: the resource a request addresses and, when it names an object, that
+    /// object as it is now (before the request runs). `None` for a path the store does not serve.
+    pub(crate) fn addressed(&self, req: &Request) -> Option<(Resource, Option<Value>)> {
+        let t = path::parse(&req.path).ok()?;
+        let current = t
+            .name
+            .as_deref()
+            .and_then(|name| self.objects.get(&objref(&t, name)))
+            .map(|e| e.object.clone());
+        Some((t.resource, current))
+    }
+
+    /// For `crate::watch`: the objects a watch of `resource` in `namespace` (`""`: every
+    /// namespace) starts from, as stored, in the list's (etcd key) order.
+    pub(crate) fn watch_state(&self, resource: &Resource, namespace: &str) -> Vec<Value> {
+        let t = RequestTarget {
+            resource: resource.clone(),
+            namespace: namespace.to_string(),
+            name: None,
+            status: false,
+            field_manager: None,
+            force: None,
+            query: Default::default(),
+        };
+        self.list_candidates(&t)
+            .into_iter()
+            .map(|(_, o)| o)
+            .collect()
+    }
+}
+
+fn objref(t: &RequestTarget, name: &str) -> ObjectRef {
+    ObjectRef {
+        resource: t.resource.clone(),
+        namespace: t.namespace.clone(),
+        name: name.to_string(),
+    }
+}
