@@ -168,21 +168,12 @@ fn paths_in(tokens: TokenStream, module: &[String], out: &mut Vec<ModPath>) {
     while i < trees.len() {
         if punct(i, '#') {
             if let Some(TokenTree::Group(attr)) = trees.get(i + 1) {
-                let text = attr.stream().to_string().replace(' ', "");
-                if attr.delimiter() == Delimiter::Bracket && text.starts_with("doc") {
+                if attr.delimiter() == Delimiter::Bracket && crate::guards::is_doc(attr) {
                     i += 2;
                     continue;
                 }
-                if attr.delimiter() == Delimiter::Bracket && text == "cfg(test)" {
-                    i += 2;
-                    while let Some(t) = trees.get(i) {
-                        i += 1;
-                        match t {
-                            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => break,
-                            TokenTree::Punct(p) if p.as_char() == ';' => break,
-                            _ => {}
-                        }
-                    }
+                if attr.delimiter() == Delimiter::Bracket && crate::guards::is_cfg_test(attr) {
+                    i = crate::guards::past_item(&trees, i + 2);
                     continue;
                 }
             }

@@ -115,7 +115,8 @@ pub fn guards() -> Result<()> {
     Ok(())
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+/// Every `.rs` file under `dir`, recursively.
+pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
         let path = entry?.path();
         if path.is_dir() {
@@ -177,15 +178,7 @@ fn walk(tokens: TokenStream, sort_rule: bool, hits: &mut Vec<(usize, Rule)>) {
                         continue;
                     }
                     if is_cfg_test(attr) {
-                        i = open + 1;
-                        while let Some(t) = trees.get(i) {
-                            i += 1;
-                            match t {
-                                TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => break,
-                                TokenTree::Punct(p) if p.as_char() == ';' => break,
-                                _ => {}
-                            }
-                        }
+                        i = past_item(&trees, open + 1);
                         continue;
                     }
                 }
@@ -226,6 +219,20 @@ fn walk(tokens: TokenStream, sort_rule: bool, hits: &mut Vec<(usize, Rule)>) {
     }
 }
 
+/// The index just past the item that starts at `i` (up to and including its `{...}` or `;`):
+/// what an attribute such as `#[cfg(test)]` applies to.
+pub fn past_item(trees: &[TokenTree], mut i: usize) -> usize {
+    while let Some(t) = trees.get(i) {
+        i += 1;
+        match t {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => break,
+            TokenTree::Punct(p) if p.as_char() == ';' => break,
+            _ => {}
+        }
+    }
+    i
+}
+
 /// An identifier's or a punctuation character's text; `None` for groups and literals.
 fn word(tree: &TokenTree) -> Option<String> {
     match tree {
@@ -236,12 +243,12 @@ fn word(tree: &TokenTree) -> Option<String> {
 }
 
 /// `[doc = "..."]`: a doc comment.
-fn is_doc(attr: &Group) -> bool {
+pub fn is_doc(attr: &Group) -> bool {
     matches!(attr.stream().into_iter().next(), Some(TokenTree::Ident(i)) if i == "doc")
 }
 
 /// `[cfg(test)]`.
-fn is_cfg_test(attr: &Group) -> bool {
+pub fn is_cfg_test(attr: &Group) -> bool {
     let inner: Vec<TokenTree> = attr.stream().into_iter().collect();
     match inner.as_slice() {
         [TokenTree::Ident(cfg), TokenTree::Group(args)] if cfg == "cfg" => {

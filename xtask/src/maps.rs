@@ -7,7 +7,6 @@
 //! file (`#[path = "f.rs"]`) may be named by that file.
 
 use anyhow::{anyhow, Context, Result};
-use std::path::Path;
 
 /// Checks the `.rs` files of every crate's `src` (and xtask's); Ok with a summary line, or an
 /// error naming each module missing from its parent's map.
@@ -19,11 +18,11 @@ pub fn check_workspace() -> Result<String> {
         for entry in std::fs::read_dir(&dir).with_context(|| format!("{}", dir.display()))? {
             let src = entry?.path().join("src");
             if src.is_dir() {
-                rust_files(&src, &mut files)?;
+                crate::guards::rust_files(&src, &mut files)?;
             }
         }
     }
-    rust_files(&root.join("xtask/src"), &mut files)?;
+    crate::guards::rust_files(&root.join("xtask/src"), &mut files)?;
     files.sort();
     let mut missing = Vec::new();
     let mut declared = 0;
@@ -49,18 +48,6 @@ pub fn check_workspace() -> Result<String> {
         "every one of {declared} declared modules is in its parent's map ({} files)",
         files.len()
     ))
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<()> {
-    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
-        let path = entry?.path();
-        if path.is_dir() {
-            rust_files(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
 
 /// How many non-test modules `text` declares, and those its `//!` docs do not name.
