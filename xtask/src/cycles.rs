@@ -30,19 +30,7 @@ pub const ALLOWED_CYCLES: &[(&str, &str, &str)] = &[(
 /// Checks every crate's `src` under `crates/`, `tests/`, `bench/` and `xtask/`; Ok with a
 /// summary line, or an error naming each cycle.
 pub fn check_workspace() -> Result<String> {
-    let root = crate::util::project_root();
-    let mut srcs = Vec::new();
-    for group in ["crates", "tests", "bench"] {
-        let dir = root.join(group);
-        for entry in std::fs::read_dir(&dir).with_context(|| format!("{}", dir.display()))? {
-            let src = entry?.path().join("src");
-            if src.is_dir() {
-                srcs.push(src);
-            }
-        }
-    }
-    srcs.push(root.join("xtask/src"));
-    srcs.sort();
+    let srcs = crate_srcs()?;
     let mut found = Vec::new();
     let mut edges_total = 0;
     for src in &srcs {
@@ -85,6 +73,25 @@ pub fn check_workspace() -> Result<String> {
             .collect::<Vec<_>>()
             .join(", ")
     ))
+}
+
+/// The `src` directory of every crate of the workspace (`crates/*`, `tests/*`, `bench/*` and
+/// `xtask`), sorted.
+pub fn crate_srcs() -> Result<Vec<PathBuf>> {
+    let root = crate::util::project_root();
+    let mut srcs = Vec::new();
+    for group in ["crates", "tests", "bench"] {
+        let dir = root.join(group);
+        for entry in std::fs::read_dir(&dir).with_context(|| format!("{}", dir.display()))? {
+            let src = entry?.path().join("src");
+            if src.is_dir() {
+                srcs.push(src);
+            }
+        }
+    }
+    srcs.push(root.join("xtask/src"));
+    srcs.sort();
+    Ok(srcs)
 }
 
 /// The `.rs` files of one crate's `src` with their module paths; `src/bin` (other crates) and

@@ -62,17 +62,7 @@ pub const FORBIDDEN_IN_PURE: &[&str] = &[
 
 /// Runs the three checks; prints one line each.
 pub fn layers() -> Result<()> {
-    let metadata = run_capture(cmd(
-        "cargo",
-        &[
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ],
-    ))?;
-    let edges = workspace_edges(&metadata)?;
+    let edges = workspace_edges(&metadata()?)?;
     let bad = disallowed_edges(&edges);
     if !bad.is_empty() {
         bail!(
@@ -111,6 +101,20 @@ pub fn layers() -> Result<()> {
     let maps = crate::maps::check_workspace()?;
     println!("layers: {maps}");
     Ok(())
+}
+
+/// `cargo metadata` of the workspace's own packages.
+fn metadata() -> Result<String> {
+    run_capture(cmd(
+        "cargo",
+        &[
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ],
+    ))
 }
 
 /// Workspace crate → its normal dependencies on workspace crates, from `cargo metadata

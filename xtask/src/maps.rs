@@ -13,16 +13,9 @@ use anyhow::{anyhow, Context, Result};
 pub fn check_workspace() -> Result<String> {
     let root = crate::util::project_root();
     let mut files = Vec::new();
-    for group in ["crates", "tests", "bench"] {
-        let dir = root.join(group);
-        for entry in std::fs::read_dir(&dir).with_context(|| format!("{}", dir.display()))? {
-            let src = entry?.path().join("src");
-            if src.is_dir() {
-                crate::guards::rust_files(&src, &mut files)?;
-            }
-        }
+    for src in crate::cycles::crate_srcs()? {
+        crate::guards::rust_files(&src, &mut files)?;
     }
-    crate::guards::rust_files(&root.join("xtask/src"), &mut files)?;
     files.sort();
     let mut missing = Vec::new();
     let mut declared = 0;
