@@ -141,29 +141,9 @@ fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// The resource of an object's `apiVersion` and `kind` (a custom kind's plural is its lower-case
-/// kind plus `s`, or `ies` for a final `y`, as kubectl's model reads manifests).
+/// The resource of an object's `apiVersion` and `kind` (the store's registry of kinds).
 fn resource_of(obj: &Value) -> Option<Resource> {
-    let api = obj["apiVersion"].as_str()?;
-    let kind = obj["kind"].as_str()?;
-    Some(match (api, kind) {
-        ("v1", "ConfigMap") => Resource::ConfigMap,
-        ("apps/v1", "Deployment") => Resource::Deployment,
-        ("v1", "Secret") => Resource::Secret,
-        ("v1", "Namespace") => Resource::Namespace,
-        _ => {
-            let group = api.strip_suffix("/v1").filter(|g| g.contains('.'))?;
-            let lower = kind.to_ascii_lowercase();
-            let plural = match lower.strip_suffix('y') {
-                Some(s) => format!("{s}ies"),
-                None => format!("{lower}s"),
-            };
-            Resource::Custom {
-                plural,
-                group: group.to_string(),
-            }
-        }
-    })
+    Resource::for_type(obj["apiVersion"].as_str()?, obj["kind"].as_str()?)
 }
 
 /// Whether a scenario reference can name objects of this resource.
@@ -446,20 +426,9 @@ fn plain(i: usize, r: &LiveRequest, unit: &mut Unit) {
     }
 }
 
-/// kubectl's word for a resource on its command line.
-fn kind_word(r: &Resource) -> String {
-    match r {
-        Resource::ConfigMap => "configmap".into(),
-        Resource::Deployment => "deployment".into(),
-        Resource::Secret => "secret".into(),
-        Resource::Namespace => "namespace".into(),
-        Resource::Custom { .. } => r.group_resource(),
-    }
-}
-
 /// `KIND NAME [-n NS]` of a kubectl command line.
 fn kubectl_object(t: &rvlab_core::store::path::RequestTarget) -> String {
-    let mut s = kind_word(&t.resource);
+    let mut s = t.resource.short();
     if let Some(n) = &t.name {
         s.push(' ');
         s.push_str(&quote(n));

@@ -118,21 +118,9 @@ pub fn target(path: &str) -> UrlTarget {
     }
 }
 
-/// The store's resource for a path's group and plural, from the URL layout (the built-ins and
-/// any custom group, which has a dot).
+/// The store's resource for a path's group and plural (the store's registry of kinds).
 pub fn resource_of(group: &str, plural: &str) -> Option<rvlab_core::store::Resource> {
-    use rvlab_core::store::Resource;
-    match (group, plural) {
-        ("", "configmaps") => Some(Resource::ConfigMap),
-        ("", "secrets") => Some(Resource::Secret),
-        ("", "namespaces") => Some(Resource::Namespace),
-        ("apps", "deployments") => Some(Resource::Deployment),
-        (g, p) if g.contains('.') && !p.is_empty() => Some(Resource::Custom {
-            plural: p.into(),
-            group: g.into(),
-        }),
-        _ => None,
-    }
+    rvlab_core::store::Resource::for_plural(group, plural)
 }
 
 /// The store's object a path names, when its resource is one the store serves.

@@ -98,33 +98,11 @@ pub(super) fn body_revision(v: &Value) -> Option<u64> {
         .ok()
 }
 
-/// The resource a body's `apiVersion`/`kind` names.
+/// The resource a body's `apiVersion`/`kind` names (the store's registry of kinds).
 fn resource_of(body: &Value) -> Option<Resource> {
     let api = body.get("apiVersion")?.as_str()?;
     let kind = body.get("kind")?.as_str()?;
-    match (api, kind) {
-        ("v1", "ConfigMap") => Some(Resource::ConfigMap),
-        ("apps/v1", "Deployment") => Some(Resource::Deployment),
-        (api, kind) => {
-            let group = api.strip_suffix("/v1")?;
-            // A CRD's kind lowercases to a DNS-1035 label, so it is ASCII; a body with any
-            // other kind names no resource (and `to_lowercase` would link 20 kB of Unicode
-            // case tables into the page: docs/size.md).
-            if !kind.is_ascii() {
-                return None;
-            }
-            let lower = kind.to_ascii_lowercase();
-            let plural = if let Some(s) = lower.strip_suffix('y') {
-                format!("{s}ies")
-            } else {
-                format!("{lower}s")
-            };
-            Some(Resource::Custom {
-                plural,
-                group: group.to_string(),
-            })
-        }
-    }
+    Resource::for_type(api, kind)
 }
 
 /// The object's path, or its status subresource's (`…/NAME/status`).

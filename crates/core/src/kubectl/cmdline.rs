@@ -762,26 +762,7 @@ fn output(o: &str) -> Result<OutputFormat, String> {
 /// A kind as kubectl resolves it against rvlab's server (the page's build has no Secrets or
 /// Namespaces, `store::API`).
 pub fn resource(kind: &str) -> Option<Resource> {
-    Some(match kind {
-        "cm" | "configmap" | "configmaps" => Resource::ConfigMap,
-        "deploy" | "deployment" | "deployments" | "deploy.apps" | "deployment.apps"
-        | "deployments.apps" => Resource::Deployment,
-        "secret" | "secrets" if crate::store::API => Resource::Secret,
-        "ns" | "namespace" | "namespaces" if crate::store::API => Resource::Namespace,
-        _ => {
-            let (plural, group) = kind.split_once('.')?;
-            if crate::names::label_problem(plural).is_some()
-                || crate::names::subdomain_problem(group).is_some()
-                || !group.contains('.')
-            {
-                return None;
-            }
-            Resource::Custom {
-                plural: plural.into(),
-                group: group.into(),
-            }
-        }
-    })
+    Resource::for_kubectl_name(kind)
 }
 
 fn kind_of(w: &Word, kind: &str) -> Result<Resource, CmdError> {

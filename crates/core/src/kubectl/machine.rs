@@ -151,30 +151,9 @@ fn kind_name(r: &Resource) -> String {
     k
 }
 
-/// The resource a manifest's `apiVersion` and `kind` name (a custom kind's plural is its
-/// lower-case kind plus `s`, or `ies` for a final `y`, as the scenarios' CRDs are named).
+/// The resource a manifest's `apiVersion` and `kind` name (the store's registry of kinds).
 pub(crate) fn resource_of(api: &str, kind: &str) -> Option<Resource> {
-    Some(match (api, kind) {
-        ("v1", "ConfigMap") => Resource::ConfigMap,
-        ("apps/v1", "Deployment") => Resource::Deployment,
-        ("v1", "Secret") => Resource::Secret,
-        ("v1", "Namespace") => Resource::Namespace,
-        (api, kind) => {
-            let group = api.strip_suffix("/v1").filter(|g| g.contains('.'))?;
-            if !kind.is_ascii() || kind.is_empty() {
-                return None;
-            }
-            let lower = kind.to_ascii_lowercase();
-            let plural = match lower.strip_suffix('y') {
-                Some(s) => format!("{s}ies"),
-                None => format!("{lower}s"),
-            };
-            Resource::Custom {
-                plural,
-                group: group.to_string(),
-            }
-        }
-    })
+    Resource::for_type(api, kind)
 }
 
 /// `-n`/`--namespace` given on the command line (kubectl's `EnforceNamespace`).

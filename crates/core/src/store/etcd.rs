@@ -32,19 +32,19 @@ pub fn registry_key(r: &ObjectRef) -> String {
 /// The object a registry key names; `None` for a key this store does not serve.
 pub fn parse_key(key: &str) -> Option<ObjectRef> {
     let parts: Vec<&str> = key.strip_prefix(REGISTRY)?.split('/').collect();
+    // The apiserver's layout: `/registry/PLURAL/[NS/]NAME` for the core and `apps` groups (its
+    // built-in storage prefixes), `/registry/GROUP/PLURAL/NS/NAME` for a custom resource.
     let (resource, namespace, name) = match parts.as_slice() {
-        ["namespaces", name] => (Resource::Namespace, "", *name),
-        ["configmaps", ns, name] => (Resource::ConfigMap, *ns, *name),
-        ["deployments", ns, name] => (Resource::Deployment, *ns, *name),
-        ["secrets", ns, name] => (Resource::Secret, *ns, *name),
-        [group, plural, ns, name] if group.contains('.') => (
-            Resource::Custom {
-                plural: plural.to_string(),
-                group: group.to_string(),
-            },
+        [plural, name] => (Resource::for_plural("", plural)?, "", *name),
+        [plural, ns, name] => (
+            super::served_built_ins()
+                .find(|b| b.namespaced && b.plural == *plural)?
+                .resource
+                .clone(),
             *ns,
             *name,
         ),
+        [group, plural, ns, name] => (Resource::custom(group, plural)?, *ns, *name),
         _ => return None,
     };
     if name.is_empty() || (namespace.is_empty() && !resource.is_cluster_scoped()) {

@@ -53,7 +53,9 @@
 //! - `provenance`: who wrote each leaf, and lost updates (docs/scenario-language.md, "Lost updates, precisely");
 //! - `strict`: `fieldValidation` (unknown fields: Strict 400/422, Warn warnings, Ignore);
 //! - [`table`]: `meta.k8s.io/v1` Tables for `kubectl get` (the server's lane calls it);
-//! - `reference`: [`Resource`] and [`ObjectRef`], and the REST paths and etcd keys they map to;
+//! - `kinds`: the registry of served kinds ([`Resource`], [`BUILT_IN`]) and the one rule for
+//!   custom resources; every lookup by plural, type or name goes through it;
+//! - `reference`: [`ObjectRef`], and the REST paths and etcd keys it maps to;
 //! - `options`: DeleteOptions (preconditions, propagation, grace period, dry run);
 //! - [`etcd`] (`api` feature): the apiserver's storage layer as data (registry keys, stored
 //!   values, a store rebuilt from an etcd read);
@@ -88,6 +90,7 @@ mod base64;
 pub mod etcd;
 mod fields;
 mod handler;
+mod kinds;
 pub mod list;
 pub mod meta;
 mod namespace;
@@ -107,10 +110,11 @@ pub mod table;
 
 #[cfg(feature = "symmetry")]
 pub use fields::rename_managed;
+pub use kinds::{served_built_ins, BuiltIn, Resource, BUILT_IN};
 pub use list::{list_filter, ListFilter};
 pub use patch::PatchType;
 pub use provenance::join_path;
-pub use reference::{ObjectRef, Resource};
+pub use reference::ObjectRef;
 pub use status::{is_conflict, is_conflict_reason, status_reason};
 
 /// An HTTP method the store serves.

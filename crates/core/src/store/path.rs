@@ -94,22 +94,9 @@ pub(crate) fn parse_bool(s: &str) -> Option<bool> {
     }
 }
 
-/// A core-group (`/api/v1`) namespaced resource by its plural.
-fn core_resource(plural: &str) -> Option<Resource> {
-    match plural {
-        "configmaps" => Some(Resource::ConfigMap),
-        "secrets" if API => Some(Resource::Secret),
-        _ => None,
-    }
-}
-
-fn custom(group: &str, plural: &str) -> Option<Resource> {
-    (group.contains('.') && valid_segment(plural) && valid_segment(group)).then(|| {
-        Resource::Custom {
-            plural: plural.to_string(),
-            group: group.to_string(),
-        }
-    })
+/// A namespaced resource of `group` by its plural (the registry: `kinds`).
+fn namespaced(group: &str, plural: &str) -> Option<Resource> {
+    Resource::for_plural(group, plural).filter(|r| !r.is_cluster_scoped())
 }
 
 /// Parses a request path (with its query string).
@@ -126,28 +113,23 @@ pub fn parse(full: &str) -> Result<RequestTarget, Response> {
         ["", "api", "v1", "namespaces", ns] if API => {
             (Resource::Namespace, "", std::slice::from_ref(ns))
         }
-        ["", "api", "v1", "namespaces", ns, plural, rest @ ..] => match core_resource(plural) {
+        ["", "api", "v1", "namespaces", ns, plural, rest @ ..] => match namespaced("", plural) {
             Some(r) if !ns.is_empty() => (r, *ns, rest),
             _ => return Err(status::path_not_found()),
         },
-        ["", "api", "v1", plural] if API => match core_resource(plural) {
+        ["", "api", "v1", plural] if API => match namespaced("", plural) {
             Some(r) => (r, "", &[]),
             None => return Err(status::path_not_found()),
         },
-        ["", "apis", "apps", "v1", "namespaces", ns, "deployments", rest @ ..]
-            if !ns.is_empty() =>
-        {
-            (Resource::Deployment, *ns, rest)
-        }
-        ["", "apis", "apps", "v1", "deployments"] if API => (Resource::Deployment, "", &[]),
         ["", "apis", group, "v1", "namespaces", ns, plural, rest @ ..] if !ns.is_empty() => {
-            match custom(group, plural) {
+            match namespaced(group, plural) {
                 Some(r) => (r, *ns, rest),
                 None => return Err(status::path_not_found()),
             }
         }
+        // (A group's `namespaces` segment is the namespaced layout's, never a plural.)
         ["", "apis", group, "v1", plural] if API && *plural != "namespaces" => {
-            match custom(group, plural) {
+            match namespaced(group, plural) {
                 Some(r) => (r, "", &[]),
                 None => return Err(status::path_not_found()),
             }
@@ -210,12 +192,6 @@ pub fn parse(full: &str) -> Result<RequestTarget, Response> {
         force,
         query: q,
     })
-}
-
-fn valid_segment(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
 }
 
 #[cfg(test)]

@@ -319,12 +319,12 @@ fn schema(res: &Resource) -> Option<&'static [(&'static str, Ty)]> {
     if !super::API {
         return None;
     }
-    match (res.group(), res.plural()) {
-        ("", "configmaps") => Some(CONFIGMAP),
-        ("", "secrets") => Some(SECRET),
-        ("", "namespaces") => Some(NAMESPACE),
-        ("apps", "deployments") => Some(DEPLOYMENT),
-        _ => None,
+    match res {
+        Resource::ConfigMap => Some(CONFIGMAP),
+        Resource::Secret => Some(SECRET),
+        Resource::Namespace => Some(NAMESPACE),
+        Resource::Deployment => Some(DEPLOYMENT),
+        Resource::Custom { .. } => None,
     }
 }
 

@@ -73,12 +73,12 @@ enum Printer {
 }
 
 fn printer(res: &Resource) -> Printer {
-    match (res.group(), res.plural()) {
-        ("", "configmaps") => Printer::ConfigMap,
-        ("", "secrets") => Printer::Secret,
-        ("", "namespaces") => Printer::Namespace,
-        ("apps", "deployments") => Printer::Deployment,
-        _ => Printer::Custom,
+    match res {
+        Resource::ConfigMap => Printer::ConfigMap,
+        Resource::Secret => Printer::Secret,
+        Resource::Namespace => Printer::Namespace,
+        Resource::Deployment => Printer::Deployment,
+        Resource::Custom { .. } => Printer::Custom,
     }
 }
 

@@ -375,6 +375,7 @@ error_snapshots!(
     unclosed_bracket,
     unknown_statement,
     bad_reference,
+    custom_group,
     bad_name,
     name_labels,
     duplicate_client,

@@ -186,78 +186,41 @@ impl Served {
     }
 }
 
-/// The built-in resources rvlab serves, as the real apiserver (1.32) describes them in
-/// discovery: configmaps, secrets, namespaces (cluster-scoped) in the core group, deployments
+/// The built-in resources rvlab serves (the store's registry of kinds, `BUILT_IN`), as the real
+/// apiserver (1.32) describes them in discovery: configmaps, secrets, namespaces (cluster-scoped) in the core group, deployments
 /// in `apps/v1`, with its `deployments/status`. Other subresources (`deployments/scale`,
 /// `namespaces/finalize`, …) are not listed: rvlab does not serve them.
 pub fn builtins() -> Vec<Served> {
-    let make = |group: &str,
-                resource: &str,
-                singular: &str,
-                kind: &str,
-                namespaced: bool,
-                short_names: &[&str],
-                verbs: &[&str],
-                categories: &[&str]| Served {
-        group: group.to_owned(),
-        version: "v1".to_owned(),
-        resource: resource.to_owned(),
-        singular: singular.to_owned(),
-        kind: kind.to_owned(),
-        namespaced,
-        short_names: strings(short_names),
-        verbs: strings(verbs),
-        categories: strings(categories),
-        subresources: Vec::new(),
-    };
-    let mut deployments = make(
-        "apps",
-        "deployments",
-        "deployment",
-        "Deployment",
-        true,
-        &["deploy"],
-        &ALL_VERBS,
-        &["all"],
-    );
-    // The store serves a Deployment's status subresource (GET, PUT, PATCH).
-    deployments.subresources = strings(&["status"]);
-    vec![
-        make(
-            "",
-            "configmaps",
-            "configmap",
-            "ConfigMap",
-            true,
-            &["cm"],
-            &ALL_VERBS,
-            &[],
-        ),
-        make(
-            "",
-            "secrets",
-            "secret",
-            "Secret",
-            true,
-            &[],
-            &ALL_VERBS,
-            &[],
-        ),
-        // Namespaces have no deletecollection (kubernetes/kubernetes `api/discovery/api__v1.json`).
-        make(
-            "",
-            "namespaces",
-            "namespace",
-            "Namespace",
-            false,
-            &["ns"],
-            &[
-                "create", "delete", "get", "list", "patch", "update", "watch",
-            ],
-            &[],
-        ),
-        deployments,
-    ]
+    use rvlab_core::store::{Resource, BUILT_IN};
+    BUILT_IN
+        .iter()
+        .map(|b| {
+            let mut served = Served {
+                group: b.group.to_owned(),
+                version: "v1".to_owned(),
+                resource: b.plural.to_owned(),
+                singular: b.singular.to_owned(),
+                kind: b.kind.to_owned(),
+                namespaced: b.namespaced,
+                short_names: strings(b.short_names),
+                verbs: strings(&ALL_VERBS),
+                categories: Vec::new(),
+                subresources: Vec::new(),
+            };
+            match b.resource {
+                // Namespaces have no deletecollection (kubernetes/kubernetes
+                // `api/discovery/api__v1.json`).
+                Resource::Namespace => served.verbs.retain(|v| v != "deletecollection"),
+                // The store serves a Deployment's status subresource (GET, PUT, PATCH).
+                Resource::Deployment => {
+                    served.categories = strings(&["all"]);
+                    served.subresources = strings(&["status"]);
+                }
+                _ => {}
+            }
+            served
+        })
+        .collect()
 }
 
 #[cfg(test)]

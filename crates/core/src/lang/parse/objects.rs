@@ -198,17 +198,14 @@ impl Parser<'_> {
 
 /// The resource of a reference (docs/scenario-language.md, "Top level").
 pub(super) fn resolve_resource(res: &str, span: Span) -> Result<Resource, Diagnostic> {
-    match res {
-        "configmap" | "configmaps" | "cm" => return Ok(Resource::ConfigMap),
-        "deployment" | "deployments" | "deploy" => return Ok(Resource::Deployment),
-        _ => {}
+    // The language names ConfigMaps and Deployments of the built-in kinds (the store's
+    // registry), and any custom resource by the registry's one rule.
+    if let Some(r @ (Resource::ConfigMap | Resource::Deployment)) = Resource::for_name(res) {
+        return Ok(r);
     }
     if let Some((plural, group)) = res.split_once('.') {
-        if label_problem(plural).is_none() && subdomain_problem(group).is_none() {
-            return Ok(Resource::Custom {
-                plural: plural.to_string(),
-                group: group.to_string(),
-            });
+        if let Some(r) = Resource::custom(group, plural) {
+            return Ok(r);
         }
         return Err(Diagnostic::error(span, format!("invalid custom resource `{res}`"))
             .with_hint("a custom resource is written PLURAL.GROUP in lower case, e.g. `widgets.example.com/my-widget`"));
