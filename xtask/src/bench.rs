@@ -459,7 +459,7 @@ pub fn peer_table(ours: &[Ours], peer: &[Peer]) -> Result<String> {
         let mark = if o.incomplete.is_some() { "*" } else { "" };
         s.push_str(&format!(
             "  {:<10} {:>16} {:>8} {:>10.1} {peak:>9} {per_state:>8} {:>9} {:>9.2} {:>7.1}x{mark} \
-             {:>10} {:>9.1} {:>7.1}x{mark}\n",
+             {:>10} {:>9.2} {:>7.1}x{mark}\n",
             o.name,
             o.schedules,
             o.states,
@@ -667,7 +667,7 @@ mod tests {
             "{row5}"
         );
         assert!(
-            row5.contains(" 90000 ") && row5.contains(" 100.0 "),
+            row5.contains(" 90000 ") && row5.contains(" 100.00 "),
             "{row5}"
         );
         assert!(row5.trim_end().ends_with("20.0x"), "{row5}");
