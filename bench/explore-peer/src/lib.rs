@@ -330,9 +330,10 @@ mod tests {
     #[test]
     fn symmetry_keeps_one_state_per_class_of_clients_renamed() {
         // stateright's count with symmetry is the number of classes: the states of a plain
-        // walk of every state, sorted, counted, for 3 to 6 clients (the bench's counters);
+        // walk of every state, sorted, counted, for 3 to 5 of the bench's counters (6 clients take
+        // seconds in a debug build; `cargo xtask bench` prints the 6-client figures);
         // unreduced, it is every state.
-        for (n, expected) in [(3, 29), (4, 100), (5, 367), (6, 1425)] {
+        for (n, expected) in [(3, 29), (4, 100), (5, 367)] {
             let m = Counter { clients: n };
             let init = m.init_states().remove(0);
             let reduced = classes(init, |s| m.next_states(s), State::representative);
@@ -344,12 +345,12 @@ mod tests {
 
     #[test]
     fn the_explorers_reduced_states_are_these_with_the_stale_read() {
-        // The explorer's `states` with symmetry for the counters of 3 to 6 clients
+        // The explorer's `states` with symmetry for the counters of 3 to 5 clients
         // (docs/explorer.md) are the classes of this model's states with one thing more: the
         // version a client read in its failed attempt, which it still holds (in its variable
         // `c`) until its next get. The module docs explain why nothing else counts.
         type Stale = (State, Vec<Option<u32>>);
-        for (n, explorer) in [(3, 30), (4, 113), (5, 476), (6, 2205)] {
+        for (n, explorer) in [(3, 30), (4, 113), (5, 476)] {
             let m = Counter { clients: n };
             let init: Stale = (m.init_states().remove(0), vec![None; n]);
             let next = |(s, stale): &Stale| {
