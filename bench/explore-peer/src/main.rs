@@ -1,15 +1,18 @@
 //! `rvlab-explore-peer [--runs R] [--clients N[,N…]]`: checks the stateright model of the
-//! counter scenarios (lib.rs) for 3, 4, 5 and 6 clients, breadth first on one thread, and
-//! prints one line per scenario:
+//! counter scenarios (lib.rs) for 3, 4, 5 and 6 clients, depth first on one thread, with
+//! symmetry reduction (the same work as the explorer, which reduces by client symmetry too) and
+//! without, and prints one line per scenario:
 //!
-//! `counter-N states UNIQUE_STATES schedules SCHEDULES ms MEDIAN_MS`
+//! `counter-N schedules P symmetry states S ms T full states S ms T`
 //!
-//! MEDIAN_MS is the median wall time of R complete checks (`checker()` to `join()`, default
-//! R = 5). SCHEDULES (the complete request orders, the explorer's `schedules`) is counted once,
+//! where S is stateright's count of unique states (with symmetry: of classes of states equal up
+//! to renaming the clients) and T the median wall time in milliseconds of R complete checks
+//! (`checker()` to `join()`, default R = 5), with symmetry reduction (`symmetry`) and without
+//! (`full`). P (the complete request orders, the explorer's `schedules`) is counted once,
 //! outside the timing, by a memoised walk of the same model, so that `cargo xtask bench` can
 //! check that both sides explore the same protocol.
 
-use rvlab_explore_peer::{check, schedules};
+use rvlab_explore_peer::{check, schedules, Search};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -23,22 +26,29 @@ fn main() -> ExitCode {
         }
     };
     for n in clients {
-        let mut times = Vec::with_capacity(runs);
-        let mut states = 0;
-        for _ in 0..runs {
-            let start = Instant::now();
-            let checked = check(n);
-            times.push(start.elapsed().as_secs_f64() * 1000.0);
-            states = checked.unique_states;
-        }
-        times.sort_by(f64::total_cmp);
-        let median = times[times.len() / 2];
+        let (sym_states, sym_ms) = measure(n, Search::Symmetry, runs);
+        let (full_states, full_ms) = measure(n, Search::Full, runs);
         println!(
-            "counter-{n} states {states} schedules {} ms {median:.3}",
+            "counter-{n} schedules {} symmetry states {sym_states} ms {sym_ms:.3} \
+             full states {full_states} ms {full_ms:.3}",
             schedules(n)
         );
     }
     ExitCode::SUCCESS
+}
+
+/// The unique states of `runs` checks of the `n`-client model and their median wall time (ms).
+fn measure(n: usize, search: Search, runs: usize) -> (usize, f64) {
+    let mut times = Vec::with_capacity(runs);
+    let mut states = 0;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let checked = check(n, search);
+        times.push(start.elapsed().as_secs_f64() * 1000.0);
+        states = checked.unique_states;
+    }
+    times.sort_by(f64::total_cmp);
+    (states, times[times.len() / 2])
 }
 
 fn parse_args(args: &[String]) -> Result<(usize, Vec<usize>), String> {
