@@ -1,13 +1,57 @@
 //! The JSON trace of a run (docs/json-trace.md): what `rvlab run --json` prints and what the
 //! page exports. Field names and meanings are stable.
 
-use crate::engine::{ClientOutcome, KubectlStep};
+use crate::engine::{ClientOutcome, KubectlStep, Mark};
 use crate::run::Run;
-use crate::store::LostUpdate;
+use crate::store::{LostUpdate, Request, Response};
 use serde_json::{json, Value};
 
 /// The version of the trace format (`"version"` field).
 pub const TRACE_VERSION: u32 = 1;
+
+/// One step of a trace, as `rvlab run --json` and `rvlab serve`'s trace write it: the one writer
+/// of a step's JSON (docs/json-trace.md, "Steps" and "The server's trace"). A real client's
+/// request runs no scenario statement: its `line` and `narration` are null.
+pub struct TraceStep<'a> {
+    pub index: u64,
+    pub client: &'a str,
+    pub line: Option<u32>,
+    pub statement: &'a str,
+    pub clock_ms: f64,
+    pub request: Option<&'a Request>,
+    pub response: Option<&'a Response>,
+    pub mark: Mark,
+    pub revision: Option<u64>,
+    pub narration: Option<&'a str>,
+    pub lost_updates: &'a [LostUpdate],
+}
+
+impl TraceStep<'_> {
+    /// The step's JSON object, its members in the documented order.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "index": self.index,
+            "client": self.client,
+            "line": self.line,
+            "statement": self.statement,
+            "clock_ms": self.clock_ms,
+            "request": self.request.map(|r| json!({
+                "method": r.method.as_str(),
+                "path": r.path,
+                "content_type": r.content_type,
+                "body": r.body,
+            })),
+            "response": self.response.map(|r| json!({
+                "code": r.code,
+                "body": r.body,
+            })),
+            "mark": self.mark.as_str(),
+            "revision": self.revision,
+            "narration": self.narration,
+            "lost_updates": self.lost_updates.iter().map(lost_update_json).collect::<Vec<_>>(),
+        })
+    }
+}
 
 /// One lost update as a trace step lists it (`lost_updates`); `rvlab serve`'s trace uses it
 /// too, so both traces have one shape.
@@ -56,27 +100,21 @@ pub fn trace(run: &Run) -> Value {
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let mut step = json!({
-                "index": i,
-                "client": name_of(s.client),
-                "line": s.line,
-                "statement": s.statement,
-                "clock_ms": s.clock_nanos as f64 / 1e6,
-                "request": s.request.as_ref().map(|r| json!({
-                    "method": r.method.as_str(),
-                    "path": r.path,
-                    "content_type": r.content_type,
-                    "body": r.body,
-                })),
-                "response": s.response.as_ref().map(|r| json!({
-                    "code": r.code,
-                    "body": r.body,
-                })),
-                "mark": s.mark.as_str(),
-                "revision": s.revision,
-                "narration": s.narration,
-                "lost_updates": s.lost_updates.iter().map(lost_update_json).collect::<Vec<_>>(),
-            });
+            let client = name_of(s.client);
+            let mut step = TraceStep {
+                index: i as u64,
+                client: &client,
+                line: Some(s.line),
+                statement: &s.statement,
+                clock_ms: s.clock_nanos as f64 / 1e6,
+                request: s.request.as_ref(),
+                response: s.response.as_ref(),
+                mark: s.mark,
+                revision: s.revision,
+                narration: Some(&s.narration),
+                lost_updates: &s.lost_updates,
+            }
+            .to_json();
             if let (Some(k), Value::Object(m)) = (&s.kubectl, &mut step) {
                 m.insert("kubectl".into(), kubectl_json(k));
             }

@@ -87,19 +87,21 @@ pub(crate) fn before(st: &mut State, shared: &Shared, client: &str, request: &Re
     };
     let index = st.trace.next_index();
     let clock = shared.started.elapsed().as_secs_f64() * 1000.0;
-    let mut step = crate::trace::step_json(
+    let mut step = rvlab_core::trace::TraceStep {
         index,
-        &inj.client,
-        clock,
-        req,
-        resp,
-        rec.revision,
-        &rec.lost_updates,
-    );
+        client: &inj.client,
+        line: Some(rec.line),
+        statement: &rec.statement,
+        clock_ms: clock,
+        request: Some(req),
+        response: Some(resp),
+        mark: rvlab_core::engine::mark(resp, !rec.lost_updates.is_empty()),
+        revision: rec.revision,
+        narration: Some(&rec.narration),
+        lost_updates: &rec.lost_updates,
+    }
+    .to_json();
     if let Value::Object(m) = &mut step {
-        m.insert("line".into(), rec.line.into());
-        m.insert("statement".into(), rec.statement.as_str().into());
-        m.insert("narration".into(), rec.narration.as_str().into());
         m.insert("interference".into(), inj.to_json());
     }
     st.trace.push(step);

@@ -9,6 +9,7 @@
 //!   answered by a writer thread (no file I/O under the lock); every line is a whole JSON value.
 
 use rvlab_core::store::{LostUpdate, Request, Response};
+use rvlab_core::trace::TraceStep;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::io::Write;
@@ -28,8 +29,8 @@ pub struct Trace {
     file: Option<mpsc::Sender<String>>,
 }
 
-/// One step as JSON (the fields of a run step; `line` and `narration` are null: a real client
-/// runs no scenario statement).
+/// A served request's step as JSON (core's `TraceStep`, the one writer of a step; `line` and
+/// `narration` are null: a real client runs no scenario statement).
 pub fn step_json(
     index: u64,
     client: &str,
@@ -39,24 +40,20 @@ pub fn step_json(
     revision: Option<u64>,
     lost: &[LostUpdate],
 ) -> Value {
-    json!({
-        "index": index,
-        "client": client,
-        "line": null,
-        "statement": format!("{} {}", req.method.as_str(), req.path),
-        "clock_ms": clock_ms,
-        "request": {
-            "method": req.method.as_str(),
-            "path": req.path,
-            "content_type": req.content_type,
-            "body": req.body,
-        },
-        "response": {"code": resp.code, "body": resp.body},
-        "mark": rvlab_core::engine::mark(resp, !lost.is_empty()).as_str(),
-        "revision": revision,
-        "narration": null,
-        "lost_updates": lost.iter().map(rvlab_core::trace::lost_update_json).collect::<Vec<_>>(),
-    })
+    TraceStep {
+        index,
+        client,
+        line: None,
+        statement: &format!("{} {}", req.method.as_str(), req.path),
+        clock_ms,
+        request: Some(req),
+        response: Some(resp),
+        mark: rvlab_core::engine::mark(resp, !lost.is_empty()),
+        revision,
+        narration: None,
+        lost_updates: lost,
+    }
+    .to_json()
 }
 
 impl Trace {
