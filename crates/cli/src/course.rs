@@ -34,11 +34,21 @@ const AFTER_HELP: &str = "\
 Exit codes: 0 the pack is written, 1 the course has problems or cannot be written (nothing \
 is written), 2 usage error.";
 
+/// What `rvlab course --help` ends with (its one command's options are `course build`'s).
+const GROUP_AFTER_HELP: &str = "\
+Run `rvlab course build DIR --out OUT [--page PAGE]`; `rvlab course build --help` explains its \
+options.
+
+Exit codes: 0 the pack is written, 1 the course has problems or cannot be written (nothing \
+is written), 2 usage error.";
+
 /// `rvlab course`'s command line: its one subcommand.
 #[derive(clap::Args)]
 #[command(
     about = "A teacher's own course: `course build DIR --out OUT` checks a folder of your \
              exercises and builds it into a course pack (the release page with your course in it)",
+    long_about = LONG_ABOUT,
+    after_long_help = GROUP_AFTER_HELP,
     // Without its subcommand: an error (`error: ...`), as a missing argument is.
     arg_required_else_help = false
 )]

@@ -18,10 +18,19 @@ Exit codes: 0 the link is printed, 1 FILE is not a valid exercise (its diagnosti
 printed as `rvlab check` prints them) or the link would be too long for a URL (use `rvlab \
 course build`), 2 usage error.";
 
+/// What `rvlab exercise --help` ends with (its one command's options are `exercise link`'s).
+const GROUP_AFTER_HELP: &str = "\
+Run `rvlab exercise link FILE [--base URL]`; `rvlab exercise link --help` explains its options.
+
+Exit codes: 0 the link is printed, 1 FILE is not a valid exercise or the link would be too long \
+for a URL, 2 usage error.";
+
 /// `rvlab exercise`'s command line: its one subcommand.
 #[derive(clap::Args)]
 #[command(
     about = "A teacher's own exercise: `exercise link FILE` prints its share link",
+    long_about = LONG_ABOUT,
+    after_long_help = GROUP_AFTER_HELP,
     // Without its subcommand: an error (`error: ...`), as a missing argument is.
     arg_required_else_help = false
 )]
