@@ -1,33 +1,31 @@
 //! `rvlab check FILE`.
 
-use crate::args::Args;
-use crate::{input, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use crate::{input, EXIT_FAILED, EXIT_OK};
 
-const HELP: &str = "Usage: rvlab check FILE
+const LONG_ABOUT: &str = "\
+Parses the scenario and prints every diagnostic as FILE:LINE:COL: error: MESSAGE, with the \
+line, a caret and a hint. FILE may be `-` (standard input) or `lesson:ID`.";
 
-Parses the scenario and prints every diagnostic as FILE:LINE:COL: error: MESSAGE, with the
-line, a caret and a hint. FILE may be `-` (standard input) or `lesson:ID`.
-
-Exit codes: 0 no errors (warnings may be printed), 1 the file has errors or cannot be read,
+const AFTER_HELP: &str = "\
+Exit codes: 0 no errors (warnings may be printed), 1 the file has errors or cannot be read, \
 2 usage error.";
 
+/// `rvlab check`'s command line.
+#[derive(clap::Args)]
+#[command(
+    about = "Report the scenario's diagnostics (FILE:LINE:COL: error: ...)",
+    long_about = LONG_ABOUT,
+    after_help = AFTER_HELP
+)]
+pub struct CheckArgs {
+    /// The scenario: a path, `-` for standard input, or lesson:ID
+    #[arg(value_name = "FILE")]
+    pub file: String,
+}
+
 /// Runs the subcommand.
-pub fn main(argv: &[String]) -> u8 {
-    let args = match Args::parse(argv, &[], &[]) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("error: {e}\n\n{HELP}");
-            return EXIT_USAGE;
-        }
-    };
-    if args.flag("--help") {
-        println!("{HELP}");
-        return EXIT_OK;
-    }
-    let [file] = args.positional.as_slice() else {
-        eprintln!("error: check takes exactly one FILE\n\n{HELP}");
-        return EXIT_USAGE;
-    };
+pub fn main(args: CheckArgs) -> u8 {
+    let file = &args.file;
     let parsed = match input::parse_file(file) {
         Ok(p) => p,
         Err(code) => return code,

@@ -5,8 +5,7 @@
 //! next to OUT and moved into place, the pages last, so a failed build never leaves a half
 //! pack. Solutions are read to check the exercises and never copied.
 
-use crate::args::Args;
-use crate::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use crate::{EXIT_FAILED, EXIT_OK};
 use rvlab_core::exercises::course::{
     self, id_from, read_course_file, solution_file, COURSE_FILE, ELEMENT_ID, MAX_EXERCISES,
 };
@@ -15,31 +14,75 @@ use rvlab_core::lang::render_all;
 use rvlab_core::share::MAX_TEXT_BYTES;
 use std::path::{Path, PathBuf};
 
-const HELP: &str = "Usage: rvlab course build DIR --out OUT [--page PAGE]
-
-Checks a folder of exercises and builds it into a course pack: the release page with the
+const LONG_ABOUT: &str = "\
+Checks a folder of exercises and builds it into a course pack: the release page with the \
 course in it, to host like the page itself (docs/deploy.md).
 
-DIR holds exercise files NAME.rvl, each with an optional reference solution
+DIR holds exercise files NAME.rvl, each with an optional reference solution \
 NAME.solution.rvl, and an optional `course` file:
   title \"Week 3: optimistic concurrency\"
   id \"week-3\"
   builtin beside        (or `builtin hide`: show only this course)
   01-first-conflict.rvl (the exercises, in course order)
-Without a `course` file (or without file lines in it) the course is every NAME.rvl, by name;
+Without a `course` file (or without file lines in it) the course is every NAME.rvl, by name; \
 its title and id come from the folder's name.
 
-Every exercise must parse, its starting text must fail its goal, and its reference solution
-(when there is one) must pass. Solutions are never copied into OUT.
+Every exercise must parse, its starting text must fail its goal, and its reference solution \
+(when there is one) must pass. Solutions are never copied into OUT.";
 
-Options:
-  --out OUT     the folder to write: new, empty, or an earlier course pack (its files are
-                replaced, its other files kept)
-  --page PAGE   the release page to build on (what `cargo xtask dist` writes, or a copy of
-                the deployed page); default: dist
-
-Exit codes: 0 the pack is written, 1 the course has problems or cannot be written (nothing
+const AFTER_HELP: &str = "\
+Exit codes: 0 the pack is written, 1 the course has problems or cannot be written (nothing \
 is written), 2 usage error.";
+
+/// What `rvlab course --help` ends with (its one command's options are `course build`'s).
+const GROUP_AFTER_HELP: &str = "\
+Run `rvlab course build DIR --out OUT [--page PAGE]`; `rvlab course build --help` explains its \
+options.
+
+Exit codes: 0 the pack is written, 1 the course has problems or cannot be written (nothing \
+is written), 2 usage error.";
+
+/// `rvlab course`'s command line: its one subcommand.
+#[derive(clap::Args)]
+#[command(
+    about = "A teacher's own course: `course build DIR --out OUT` checks a folder of your \
+             exercises and builds it into a course pack (the release page with your course in it)",
+    long_about = LONG_ABOUT,
+    after_long_help = GROUP_AFTER_HELP,
+    // Without its subcommand: an error (`error: ...`), as a missing argument is.
+    arg_required_else_help = false
+)]
+pub struct CourseArgs {
+    #[command(subcommand)]
+    pub command: CourseCommand,
+}
+
+/// `rvlab course`'s subcommands.
+#[derive(clap::Subcommand)]
+pub enum CourseCommand {
+    Build(BuildArgs),
+}
+
+/// `rvlab course build`'s command line.
+#[derive(clap::Args)]
+#[command(
+    about = "Check a folder of your exercises and build it into a course pack",
+    long_about = LONG_ABOUT,
+    after_help = AFTER_HELP
+)]
+pub struct BuildArgs {
+    /// The folder of exercises
+    #[arg(value_name = "DIR")]
+    pub dir: String,
+    /// The folder to write: new, empty, or an earlier course pack (its files are replaced, its
+    /// other files kept)
+    #[arg(long, value_name = "OUT", allow_hyphen_values = true)]
+    pub out: String,
+    /// The release page to build on (what `cargo xtask dist` writes, or a copy of the deployed
+    /// page); default: dist
+    #[arg(long, value_name = "PAGE", allow_hyphen_values = true)]
+    pub page: Option<String>,
+}
 
 /// The pages a course goes into (the second is optional).
 const PAGES: [&str; 2] = ["index.html", "kubectl.html"];
@@ -47,35 +90,13 @@ const PAGES: [&str; 2] = ["index.html", "kubectl.html"];
 const MAX_DEPTH: usize = 8;
 
 /// Runs the subcommand.
-pub fn main(argv: &[String]) -> u8 {
-    let args = match Args::parse(argv, &["--out", "--page"], &[]) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("error: {e}\n\n{HELP}");
-            return EXIT_USAGE;
-        }
-    };
-    if args.flag("--help") {
-        println!("{HELP}");
-        return EXIT_OK;
-    }
-    let dir = match args.positional.as_slice() {
-        [what, dir] if what == "build" => dir,
-        [what, ..] if what != "build" => {
-            eprintln!("error: unknown course command `{what}` (there is `build`)\n\n{HELP}");
-            return EXIT_USAGE;
-        }
-        _ => {
-            eprintln!("error: course build takes exactly one DIR\n\n{HELP}");
-            return EXIT_USAGE;
-        }
-    };
-    let Some(out) = args.value("--out") else {
-        eprintln!("error: course build needs --out OUT (the folder to write)\n\n{HELP}");
-        return EXIT_USAGE;
-    };
-    let page = args.value("--page");
-    build(Path::new(dir), Path::new(out), page.map(Path::new))
+pub fn main(args: CourseArgs) -> u8 {
+    let CourseCommand::Build(args) = args.command;
+    build(
+        Path::new(&args.dir),
+        Path::new(&args.out),
+        args.page.as_deref().map(Path::new),
+    )
 }
 
 /// What went wrong so far: errors are counted, each already printed.

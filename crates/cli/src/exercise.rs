@@ -1,55 +1,76 @@
 //! `rvlab exercise link FILE [--base URL]`: a teacher's own exercise, as a link that opens it
 //! in the page.
 
-use crate::args::Args;
-use crate::{input, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use crate::{input, usage_error, EXIT_FAILED, EXIT_OK};
 use rvlab_core::exercises;
 use rvlab_core::lang::render_all;
 use rvlab_core::share::{ShareState, Source, MAX_LINK_BYTES, MAX_TEXT_BYTES};
 
-const HELP: &str = "Usage: rvlab exercise link FILE [--base URL]
+const LONG_ABOUT: &str = "\
+Prints the share link (BASE#v1&z=...) that opens the exercise FILE in the page, where it is \
+checked against its goal like a built-in exercise. FILE is an exercise file (a scenario with \
+`exercise \"ID\"` and `goal` lines; see docs/exercises.md), or `-` for standard input; the \
+link carries its text exactly. Without --base only the fragment (#v1&z=...) is printed: put \
+your page's address in front of it.";
 
-Prints the share link (BASE#v1&z=...) that opens the exercise FILE in the page, where it is
-checked against its goal like a built-in exercise. FILE is an exercise file (a scenario with
-`exercise \"ID\"` and `goal` lines; see docs/exercises.md), or `-` for standard input; the
-link carries its text exactly. Without --base only the fragment (#v1&z=...) is printed: put
-your page's address in front of it.
+const AFTER_HELP: &str = "\
+Exit codes: 0 the link is printed, 1 FILE is not a valid exercise (its diagnostics are \
+printed as `rvlab check` prints them) or the link would be too long for a URL (use `rvlab \
+course build`), 2 usage error.";
 
-Options:
-  --base URL   the page's address, e.g. https://school.example/rvlab/
+/// What `rvlab exercise --help` ends with (its one command's options are `exercise link`'s).
+const GROUP_AFTER_HELP: &str = "\
+Run `rvlab exercise link FILE [--base URL]`; `rvlab exercise link --help` explains its options.
 
-Exit codes: 0 the link is printed, 1 FILE is not a valid exercise (its diagnostics are
-printed as `rvlab check` prints them) or the link would be too long for a URL (use `rvlab course build`), 2 usage
-error.";
+Exit codes: 0 the link is printed, 1 FILE is not a valid exercise or the link would be too long \
+for a URL, 2 usage error.";
+
+/// `rvlab exercise`'s command line: its one subcommand.
+#[derive(clap::Args)]
+#[command(
+    about = "A teacher's own exercise: `exercise link FILE` prints its share link",
+    long_about = LONG_ABOUT,
+    after_long_help = GROUP_AFTER_HELP,
+    // Without its subcommand: an error (`error: ...`), as a missing argument is.
+    arg_required_else_help = false
+)]
+pub struct ExerciseArgs {
+    #[command(subcommand)]
+    pub command: ExerciseCommand,
+}
+
+/// `rvlab exercise`'s subcommands.
+#[derive(clap::Subcommand)]
+pub enum ExerciseCommand {
+    Link(LinkArgs),
+}
+
+/// `rvlab exercise link`'s command line.
+#[derive(clap::Args)]
+#[command(
+    about = "Print the share link that opens your exercise FILE in the page",
+    long_about = LONG_ABOUT,
+    after_help = AFTER_HELP
+)]
+pub struct LinkArgs {
+    /// The exercise file, or `-` for standard input
+    #[arg(value_name = "FILE")]
+    pub file: String,
+    /// The page's address, e.g. https://school.example/rvlab/
+    #[arg(long, value_name = "URL", allow_hyphen_values = true)]
+    pub base: Option<String>,
+}
 
 /// Runs the subcommand.
-pub fn main(argv: &[String]) -> u8 {
-    let args = match Args::parse(argv, &["--base"], &[]) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("error: {e}\n\n{HELP}");
-            return EXIT_USAGE;
-        }
-    };
-    if args.flag("--help") {
-        println!("{HELP}");
-        return EXIT_OK;
-    }
-    let file = match args.positional.as_slice() {
-        [what, file] if what == "link" => file,
-        [what, ..] if what != "link" => {
-            eprintln!("error: unknown exercise command `{what}` (there is `link`)\n\n{HELP}");
-            return EXIT_USAGE;
-        }
-        _ => {
-            eprintln!("error: exercise link takes exactly one FILE\n\n{HELP}");
-            return EXIT_USAGE;
-        }
-    };
-    let base = args.value("--base").unwrap_or("");
+pub fn main(args: ExerciseArgs) -> u8 {
+    let ExerciseCommand::Link(args) = args.command;
+    let file = &args.file;
+    let base = args.base.as_deref().unwrap_or("");
     if base.contains('#') {
-        eprintln!("error: --base {base}: the page's address has no `#` part\n\n{HELP}");
-        return EXIT_USAGE;
+        return usage_error(
+            &["exercise", "link"],
+            format!("--base {base}: the page's address has no `#` part"),
+        );
     }
     let text = match input::load(file) {
         Ok(t) => t,

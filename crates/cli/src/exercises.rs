@@ -1,40 +1,33 @@
 //! `rvlab exercises [--export DIR]`: the built-in course, for teachers.
 
-use crate::args::Args;
-use crate::{EXIT_OK, EXIT_USAGE};
+use crate::EXIT_OK;
 use rvlab_core::exercises::course::COURSE_FILE;
 use rvlab_core::exercises::EXERCISES;
 
-const HELP: &str = "Usage: rvlab exercises [--export DIR]
+const LONG_ABOUT: &str = "\
+Lists the built-in exercises in course order: id, kind (break: find a schedule that breaks \
+an expectation; fix: edit the unlocked clients so every schedule holds) and title. \
+Grade submissions with `rvlab grade ID SUBMISSION...`.";
 
-Lists the built-in exercises in course order: id, kind (break: find a schedule that breaks
-an expectation; fix: edit the unlocked clients so every schedule holds) and title.
-Grade submissions with `rvlab grade ID SUBMISSION...`.
-
-Options:
-  --export DIR   write every exercise to DIR/ID.rvl (the starting text) and its reference
-                 solution to DIR/ID.solution.rvl, and DIR/course (the course order), so
-                 that `rvlab course build DIR --out OUT` builds it (DIR is created if
-                 needed)";
+/// `rvlab exercises`' command line.
+#[derive(clap::Args)]
+#[command(
+    about = "List the built-in exercises, or export them with solutions (--export DIR)",
+    long_about = LONG_ABOUT
+)]
+pub struct ExercisesArgs {
+    /// Write every exercise, its reference solution and the course order to DIR
+    ///
+    /// DIR/ID.rvl (the starting text), DIR/ID.solution.rvl (the reference solution) and
+    /// DIR/course (the course order), so that `rvlab course build DIR --out OUT` builds it. DIR
+    /// is created if needed.
+    #[arg(long, value_name = "DIR", allow_hyphen_values = true)]
+    pub export: Option<String>,
+}
 
 /// Runs the subcommand.
-pub fn main(argv: &[String]) -> u8 {
-    let args = match Args::parse(argv, &["--export"], &[]) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("error: {e}\n\n{HELP}");
-            return EXIT_USAGE;
-        }
-    };
-    if args.flag("--help") {
-        println!("{HELP}");
-        return EXIT_OK;
-    }
-    if !args.positional.is_empty() {
-        eprintln!("error: exercises takes no FILE\n\n{HELP}");
-        return EXIT_USAGE;
-    }
-    if let Some(dir) = args.value("--export") {
+pub fn main(args: ExercisesArgs) -> u8 {
+    if let Some(dir) = args.export.as_deref() {
         let course = course_file();
         return crate::input::export(
             dir,

@@ -1,44 +1,63 @@
 //! `rvlab grade EXERCISE SUBMISSION...`: one verdict per submission, for teachers.
 
-use crate::args::Args;
 use crate::input;
-use crate::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use crate::{usage_error, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 use rvlab_core::exercises::submission::{cut, Submission, Work, TEXT_HEADER};
 use rvlab_core::exercises::{self, Exercise, Goal, Verdict};
 use rvlab_core::lang::render_all;
 use rvlab_core::share::MAX_LINK_BYTES;
 
-const HELP: &str = "Usage: rvlab grade EXERCISE SUBMISSION... [--verbose] [--report FILE]
-
+const LONG_ABOUT: &str = "\
 Grades each submission against the exercise's goal and prints one line per submission:
   PASS NAME
   FAIL NAME: REASON
 
 EXERCISE is a built-in exercise id (see `rvlab exercises`) or an exercise file.
 A SUBMISSION is a file (`-` for standard input) holding one of:
-  - a student's hand-in: the text form (starting with `rvlab submission 1`, then
-    `exercise: ID` and `schedule: TOKEN` or `scenario:` and the text) or a link
-    (`…#v1&z=…&ex=ID`, a share link of the work naming the exercise);
+  - a student's hand-in: the text form (starting with `rvlab submission 1`, then \
+`exercise: ID` and `schedule: TOKEN` or `scenario:` and the text) or a link \
+(`…#v1&z=…&ex=ID`, a share link of the work naming the exercise);
   - the edited scenario;
   - for a break-it exercise, just the schedule token (e.g. `ba3b2`).
-A SUBMISSION that is itself a link (it contains `#v1`) or a hand-in's text (it starts with
-`rvlab submission 1`) is read as it is, not as a file; it is named `link N` or `hand-in N`
+A SUBMISSION that is itself a link (it contains `#v1`) or a hand-in's text (it starts with \
+`rvlab submission 1`) is read as it is, not as a file; it is named `link N` or `hand-in N` \
 (N: its place among the submissions). A hand-in for another exercise fails, naming it.
 
-Break it: the hand-in's schedule (or the scenario's `schedule` line) is run; it passes when
-the goal's expectation fails. Fix it: every schedule of the edited scenario is explored; it
-passes when the exploration is complete and no schedule violates an expectation. Either way,
-a submission that changes a locked client, the setup objects or the expectations fails.
-A long submission is never echoed whole: a reason's long words are cut (with `…`).
+Break it: the hand-in's schedule (or the scenario's `schedule` line) is run; it passes when \
+the goal's expectation fails. Fix it: every schedule of the edited scenario is explored; it \
+passes when the exploration is complete and no schedule violates an expectation. Either way, \
+a submission that changes a locked client, the setup objects or the expectations fails. \
+A long submission is never echoed whole: a reason's long words are cut (with `…`).";
 
-Options:
-  --verbose       print every reason and a share link (#v1&z=...&t=TOKEN) that opens the run
-  --report FILE   also write one row per submission to FILE: `.csv` (header
-                  name,result,reason,link) or `.json` (an array of objects with the keys
-                  name, result, reason, link); result is PASS or FAIL, reason the first one
-
-Exit codes: 0 every submission passes, 1 one fails (or the exercise has errors, or the
+const AFTER_HELP: &str = "\
+Exit codes: 0 every submission passes, 1 one fails (or the exercise has errors, or the \
 report cannot be written), 2 usage error.";
+
+/// `rvlab grade`'s command line.
+#[derive(clap::Args)]
+#[command(
+    about = "Grade submissions against an exercise (PASS / FAIL per submission, hand-ins as \
+             text or links, --report class.csv / class.json)",
+    long_about = LONG_ABOUT,
+    after_help = AFTER_HELP
+)]
+pub struct GradeArgs {
+    /// A built-in exercise id (see `rvlab exercises`) or an exercise file
+    #[arg(value_name = "EXERCISE")]
+    pub exercise: String,
+    /// A file (`-` for standard input), a link or a hand-in's text
+    #[arg(value_name = "SUBMISSION", required = true)]
+    pub submissions: Vec<String>,
+    /// Print every reason and a share link (#v1&z=...&t=TOKEN) that opens the run
+    #[arg(long)]
+    pub verbose: bool,
+    /// Also write one row per submission to FILE: `.csv` or `.json`
+    ///
+    /// `.csv`: the header name,result,reason,link; `.json`: an array of objects with the keys
+    /// name, result, reason, link. result is PASS or FAIL, reason the first one.
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    pub report: Option<String>,
+}
 
 /// The longest word of a reason printed (or written to a report), in characters: a long
 /// schedule or value out of a submission is cut there, with `…`.
@@ -97,40 +116,26 @@ impl Row {
 }
 
 /// Runs the subcommand.
-pub fn main(argv: &[String]) -> u8 {
-    let args = match Args::parse(argv, &["--report"], &["--verbose"]) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("error: {e}\n\n{HELP}");
-            return EXIT_USAGE;
-        }
-    };
-    if args.flag("--help") {
-        println!("{HELP}");
-        return EXIT_OK;
+pub fn main(args: GradeArgs) -> u8 {
+    let verbose = args.verbose;
+    let (exercise, submissions) = (&args.exercise, &args.submissions);
+    if std::iter::once(exercise)
+        .chain(submissions)
+        .filter(|s| *s == "-")
+        .count()
+        > 1
+    {
+        return usage_error(&["grade"], "standard input (`-`) can be given once");
     }
-    let verbose = args.flag("--verbose");
-    let Some((exercise, submissions)) = args.positional.split_first() else {
-        eprintln!("error: grade needs an EXERCISE and at least one SUBMISSION\n\n{HELP}");
-        return EXIT_USAGE;
-    };
-    if submissions.is_empty() {
-        eprintln!("error: grade needs at least one SUBMISSION\n\n{HELP}");
-        return EXIT_USAGE;
-    }
-    if args.positional.iter().filter(|s| *s == "-").count() > 1 {
-        eprintln!("error: standard input (`-`) can be given once\n\n{HELP}");
-        return EXIT_USAGE;
-    }
-    let report = match args.value("--report") {
+    let report = match args.report.as_deref() {
         None => None,
         Some(path) => match report_format(path) {
             Some(f) => Some((path, f)),
             None => {
-                eprintln!(
-                    "error: --report {path}: the report is written as CSV (a FILE ending in .csv) or JSON (.json)\n\n{HELP}"
+                return usage_error(
+                    &["grade"],
+                    format!("--report {path}: the report is written as CSV (a FILE ending in .csv) or JSON (.json)"),
                 );
-                return EXIT_USAGE;
             }
         },
     };

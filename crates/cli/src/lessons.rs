@@ -1,34 +1,23 @@
 //! `rvlab lessons [--export DIR]`.
 
-use crate::args::Args;
-use crate::{EXIT_OK, EXIT_USAGE};
+use crate::EXIT_OK;
 use rvlab_core::lessons::LESSONS;
 
-const HELP: &str = "Usage: rvlab lessons [--export DIR]
-
-Lists the built-in lessons (id and title). Run one with `rvlab run lesson:ID`.
-
-Options:
-  --export DIR   write every lesson to DIR/ID.rvl (DIR is created if needed)";
+/// `rvlab lessons`' command line.
+#[derive(clap::Args)]
+#[command(
+    about = "List the built-in lessons, or export them (--export DIR)",
+    long_about = "Lists the built-in lessons (id and title). Run one with `rvlab run lesson:ID`."
+)]
+pub struct LessonsArgs {
+    /// Write every lesson to DIR/ID.rvl (DIR is created if needed)
+    #[arg(long, value_name = "DIR", allow_hyphen_values = true)]
+    pub export: Option<String>,
+}
 
 /// Runs the subcommand.
-pub fn main(argv: &[String]) -> u8 {
-    let args = match Args::parse(argv, &["--export"], &[]) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("error: {e}\n\n{HELP}");
-            return EXIT_USAGE;
-        }
-    };
-    if args.flag("--help") {
-        println!("{HELP}");
-        return EXIT_OK;
-    }
-    if !args.positional.is_empty() {
-        eprintln!("error: lessons takes no FILE\n\n{HELP}");
-        return EXIT_USAGE;
-    }
-    if let Some(dir) = args.value("--export") {
+pub fn main(args: LessonsArgs) -> u8 {
+    if let Some(dir) = args.export.as_deref() {
         return crate::input::export(
             dir,
             LESSONS.iter().map(|l| (format!("{}.rvl", l.id), l.source)),

@@ -1,67 +1,152 @@
 //! `rvlab serve [FILE.rvl | lesson:ID] [--listen ADDR] [--kubeconfig FILE] [--trace FILE]
 //! [--page DIR] [--interfere POLICY [--interfere-field PATH] [--max-injections N] [--seed N]]
 //! [--stale-reads K] [--etcd URL[,URL…]]`, POLICY `read-write`, `same-field` or `scenario FILE`.
+//! The interferer's options ([`InterferenceArgs`], [`take_interfere_scenario`]) are `rvlab
+//! test`'s too.
 
-use crate::args::Args;
-use crate::{input, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use crate::{input, usage_error, EXIT_FAILED, EXIT_OK};
 use rvlab_instruments::interfere::{InterferenceSettings, Policy};
+use std::ffi::OsString;
 use std::io::Write;
 use std::net::ToSocketAddrs;
 use std::path::PathBuf;
 
-const HELP: &str =
-    "Usage: rvlab serve [FILE.rvl | lesson:ID] [--listen ADDR] [--kubeconfig FILE] [--trace FILE]
-                   [--page DIR] [--interfere POLICY [--interfere-field PATH] [--max-injections N]
-                   [--seed N]] [--stale-reads K] [--etcd URL[,URL...]]
-       POLICY: read-write | same-field | scenario FILE
+const ABOUT: &str = "Serve the Kubernetes API on the model store, for kubectl and client libraries";
 
-Serves the Kubernetes API on the model store, for the real kubectl, the Python client and
-kube-rs. The scenario's `object` setup is loaded (its clients are not run); without FILE the
-store starts empty. The first line printed is `listening on http://HOST:PORT`, the second
-`export KUBECONFIG=PATH` for the kubeconfig it wrote, the third the page's Live view at
+const LONG_ABOUT: &str = "\
+Serves the Kubernetes API on the model store, for the real kubectl, the Python client and \
+kube-rs. The scenario's `object` setup is loaded (its clients are not run); without FILE the \
+store starts empty. The first line printed is `listening on http://HOST:PORT`, the second \
+`export KUBECONFIG=PATH` for the kubeconfig it wrote, the third the page's Live view at \
 http://HOST:PORT/ (every request as it happens). Ctrl-C or SIGTERM stops it.
 
-Options:
-  --listen ADDR      the address to listen on (default 127.0.0.1:8001; 127.0.0.1:0 picks a
-                     free port). There is no authentication: any other address than loopback
-                     is served with a warning
-  --kubeconfig FILE  where to write the kubeconfig (default: rvlab-serve-PORT.kubeconfig in
-                     the system's temporary directory)
-  --trace FILE       write every request and its response as it happens, one JSON step per
-                     line (docs/json-trace.md); also at GET /rvlab/v1/trace
-  --page DIR         the page to serve at / with its Live view (default: dist/, the release
-                     build `cargo xtask dist` writes, when there is one)
-  --interfere POLICY a named interferer (rvlab-interferer) commits real writes through the
-                     store at the worst moments: read-write (after a client reads an object
-                     and before its next write to it, change a field it does not write) or
-                     same-field (before a write without resourceVersion, write the fields it
-                     sets); or scenario FILE: FILE's scripted clients are the other writers,
-                     one scripted request (and the local steps before it) before each real
-                     request, in schedule order; FILE's objects are the setup (a setup FILE
-                     must then create none, or be the same file). The plan is printed on
-                     standard error at start
-  --interfere-field PATH
-                     the field read-write changes (default
-                     metadata.annotations.rvlab.dev/interference)
-  --max-injections N at most N injections per object (default 3); with --stale-reads, at
-                     most N stale answers per client and object or collection; with scenario,
-                     at most N scripted requests in all (default: until the scripted clients
-                     finish)
-  --seed N           0 (default): every chance is taken; another seed takes each chance by a
-                     coin, the same seed the same ones; with scenario, the scripted world's
-                     seed (the default scheduler's tie-breaks, backoff jitter)
-  --stale-reads K    answer GET, LIST and watch from the store's state K writes ago (0 to 16;
-                     0, the default, is off), as a lagging watch cache does; writes see the
-                     current state. The plan is printed on standard error at start
-  --etcd URL[,URL...]
-                     keep the objects in this etcd cluster (its client URLs, such as
-                     http://127.0.0.1:2379) as the apiserver does, instead of in memory:
-                     several servers on one etcd are one API server. The setup's objects are
-                     put where their keys are absent. Not with --interfere or --stale-reads
+With --interfere or --stale-reads, the plan is printed on standard error at start.";
 
+const AFTER_HELP: &str = "\
 FILE may be `-` (standard input) or `lesson:ID`. See docs/serve.md.
-Exit codes: 0 stopped by Ctrl-C or SIGTERM, 1 cannot start (the file has errors, the address
+Exit codes: 0 stopped by Ctrl-C or SIGTERM, 1 cannot start (the file has errors, the address \
 cannot be bound), 2 usage error.";
+
+/// `rvlab serve`'s command line.
+#[derive(clap::Args)]
+#[command(about = ABOUT, long_about = LONG_ABOUT, after_help = AFTER_HELP)]
+pub struct ServeArgs {
+    /// The scenario whose `object` setup is loaded: FILE.rvl, `-` or lesson:ID (default: an
+    /// empty store)
+    #[arg(value_name = "FILE")]
+    pub file: Option<String>,
+    /// The address to listen on (default 127.0.0.1:8001; 127.0.0.1:0 picks a free port)
+    ///
+    /// There is no authentication: any other address than loopback is served with a warning.
+    #[arg(long, value_name = "ADDR", allow_hyphen_values = true)]
+    pub listen: Option<String>,
+    /// Where to write the kubeconfig (default: rvlab-serve-PORT.kubeconfig in the system's
+    /// temporary directory)
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    pub kubeconfig: Option<String>,
+    /// Write every request and its response as it happens, one JSON step per line
+    /// (docs/json-trace.md); also at GET /rvlab/v1/trace
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    pub trace: Option<String>,
+    /// The page to serve at / with its Live view (default: dist/, the release build `cargo
+    /// xtask dist` writes, when there is one)
+    #[arg(long, value_name = "DIR", allow_hyphen_values = true)]
+    pub page: Option<String>,
+    #[command(flatten)]
+    pub interference: InterferenceArgs,
+    /// Keep the objects in this etcd cluster (its client URLs, such as http://127.0.0.1:2379)
+    /// as the apiserver does, instead of in memory
+    ///
+    /// Several servers on one etcd are one API server. The setup's objects are put where their
+    /// keys are absent. Not with --interfere or --stale-reads.
+    #[arg(long, value_name = "URL[,URL...]", allow_hyphen_values = true)]
+    pub etcd: Option<String>,
+}
+
+/// The interferer's and stale reads' options, `rvlab serve`'s and `rvlab test`'s.
+#[derive(clap::Args)]
+pub struct InterferenceArgs {
+    /// Run the interferer: POLICY is read-write, same-field or scenario FILE
+    ///
+    /// A named interferer (rvlab-interferer) commits real writes through the store at the worst
+    /// moments: read-write (after a client reads an object and before its next write to it,
+    /// change a field it does not write) or same-field (before a write without resourceVersion,
+    /// write the fields it sets); or scenario FILE: FILE's scripted clients are the other
+    /// writers, one scripted request (and the local steps before it) before each real request,
+    /// in schedule order; FILE's objects are the setup (a setup FILE must then create none, or
+    /// be the same file).
+    #[arg(long, value_name = "POLICY", allow_hyphen_values = true)]
+    pub interfere: Option<String>,
+    /// The field read-write changes (default metadata.annotations.rvlab.dev/interference)
+    #[arg(long, value_name = "PATH", allow_hyphen_values = true)]
+    pub interfere_field: Option<String>,
+    /// At most N injections per object (default 3)
+    ///
+    /// With --stale-reads, at most N stale answers per client and object or collection; with
+    /// scenario, at most N scripted requests in all (default: until the scripted clients
+    /// finish).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub max_injections: Option<String>,
+    /// The interferer's seed (default 0)
+    ///
+    /// 0: every chance is taken; another seed takes each chance by a coin, the same seed the
+    /// same ones. With scenario, the scripted world's seed (the default scheduler's
+    /// tie-breaks, backoff jitter).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub seed: Option<String>,
+    /// Answer GET, LIST and watch from the store's state K writes ago (0 to 16; 0, the
+    /// default, is off)
+    ///
+    /// Reads lag as behind a lagging watch cache; writes see the current state.
+    #[arg(long, value_name = "K", allow_hyphen_values = true)]
+    pub stale_reads: Option<String>,
+    /// `--interfere scenario FILE`'s FILE, taken out before clap reads the command line
+    /// ([`take_interfere_scenario`]).
+    #[arg(skip)]
+    pub scenario_file: Option<String>,
+}
+
+const NEEDS_FILE: &str =
+    "--interfere scenario needs a FILE: --interfere scenario FILE.rvl (or lesson:ID, or - for standard input)";
+
+/// `--interfere scenario FILE`: the one option with two values. Takes FILE out of `argv` (so it
+/// is not read as the setup FILE), leaving `--interfere scenario`; `Ok(None)` without it. Stops
+/// at `--` (what follows is `rvlab test`'s command).
+pub fn take_interfere_scenario(
+    argv: &[OsString],
+) -> Result<(Vec<OsString>, Option<String>), String> {
+    let mut out = Vec::with_capacity(argv.len());
+    let mut file = None;
+    let mut i = 0;
+    while i < argv.len() {
+        let a = argv[i].to_str();
+        if a == Some("--") {
+            out.extend_from_slice(&argv[i..]);
+            break;
+        }
+        out.push(argv[i].clone());
+        let value_at = match a {
+            Some("--interfere") if argv.get(i + 1).is_some_and(|v| v == "scenario") => {
+                out.push(argv[i + 1].clone());
+                i += 1;
+                Some(i + 1)
+            }
+            Some("--interfere=scenario") => Some(i + 1),
+            _ => None,
+        };
+        if let Some(at) = value_at {
+            match argv.get(at).and_then(|f| f.to_str()) {
+                Some(f) if f == "-" || !f.starts_with('-') => {
+                    file = Some(f.to_string());
+                    i = at;
+                }
+                _ => return Err(NEEDS_FILE.into()),
+            }
+        }
+        i += 1;
+    }
+    Ok((out, file))
+}
 
 /// The kubeconfig's default path for a port.
 fn default_kubeconfig(port: u16) -> PathBuf {
@@ -90,70 +175,29 @@ pub fn load_setup(f: &str) -> Result<String, u8> {
 }
 
 /// Runs the subcommand.
-pub fn main(argv: &[String]) -> u8 {
-    let (argv, scenario_file) = match crate::args::take_interfere_scenario(argv) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("error: {e}\n\n{HELP}");
-            return EXIT_USAGE;
-        }
-    };
-    let args = match Args::parse(
-        &argv,
-        &[
-            "--listen",
-            "--kubeconfig",
-            "--trace",
-            "--page",
-            "--interfere",
-            "--interfere-field",
-            "--max-injections",
-            "--seed",
-            "--stale-reads",
-            "--etcd",
-        ],
-        &[],
-    ) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("error: {e}\n\n{HELP}");
-            return EXIT_USAGE;
-        }
-    };
-    if args.flag("--help") {
-        println!("{HELP}");
-        return EXIT_OK;
-    }
-    let file = match args.positional.as_slice() {
-        [] => None,
-        [f] => Some(f.as_str()),
-        _ => {
-            eprintln!("error: serve takes at most one FILE\n\n{HELP}");
-            return EXIT_USAGE;
-        }
-    };
+pub fn main(args: ServeArgs) -> u8 {
+    let usage = |e: String| usage_error(&["serve"], e);
     let listen = args
-        .value("--listen")
-        .unwrap_or(rvlab_server::DEFAULT_LISTEN)
-        .to_string();
+        .listen
+        .unwrap_or_else(|| rvlab_server::DEFAULT_LISTEN.to_string());
     if listen
         .to_socket_addrs()
         .map_or(true, |mut a| a.next().is_none())
     {
-        eprintln!("error: --listen takes HOST:PORT (such as 127.0.0.1:8001), not `{listen}`");
-        return EXIT_USAGE;
+        return usage(format!(
+            "--listen takes HOST:PORT (such as 127.0.0.1:8001), not `{listen}`"
+        ));
     }
-    let (interfere, stale) = match interference(&args).and_then(|i| Ok((i, stale_reads(&args)?))) {
-        Ok(i) => i,
-        Err(e) => {
-            eprintln!("error: {e}\n\n{HELP}");
-            return EXIT_USAGE;
-        }
-    };
-    let (interfere, file) = match with_scenario(interfere, scenario_file.as_deref(), file) {
+    let i = &args.interference;
+    let (interfere, stale) = match interference(i).and_then(|s| Ok((s, stale_reads(i)?))) {
         Ok(x) => x,
-        Err(code) => return code,
+        Err(e) => return usage(e),
     };
+    let (interfere, file) =
+        match with_scenario(interfere, i.scenario_file.as_deref(), args.file.as_deref()) {
+            Ok(x) => x,
+            Err(code) => return code,
+        };
     let setup = match file {
         None => None,
         Some(f) => match load_setup(f) {
@@ -164,12 +208,12 @@ pub fn main(argv: &[String]) -> u8 {
     let options = rvlab_server::Options {
         listen,
         setup,
-        kubeconfig: args.value("--kubeconfig").map(PathBuf::from),
-        trace: args.value("--trace").map(PathBuf::from),
+        kubeconfig: args.kubeconfig.map(PathBuf::from),
+        trace: args.trace.map(PathBuf::from),
         interfere,
-        page: args.value("--page").map(PathBuf::from),
+        page: args.page.map(PathBuf::from),
         stale,
-        etcd: args.value("--etcd").map(str::to_string),
+        etcd: args.etcd,
         ..rvlab_server::Options::default()
     };
     let rt = match tokio::runtime::Builder::new_multi_thread()
@@ -211,23 +255,21 @@ pub fn with_scenario<'a>(
 /// The interferer's settings from `--interfere POLICY`, `--interfere-field PATH`,
 /// `--max-injections N` and `--seed N` (the last three only with the first); `rvlab test`'s
 /// too. For `scenario`, the scenario is added by [`with_scenario`].
-pub fn interference(args: &Args) -> Result<Option<InterferenceSettings>, String> {
-    let Some(policy) = args.value("--interfere") else {
-        for o in ["--interfere-field", "--max-injections", "--seed"] {
-            if o == "--max-injections" && args.value("--stale-reads").is_some() {
-                continue;
-            }
-            if o == "--max-injections" && args.value(o).is_some() {
-                return Err(format!("{o} needs --interfere POLICY or --stale-reads K"));
-            }
-            if args.value(o).is_some() {
-                return Err(format!("{o} needs --interfere POLICY"));
-            }
+pub fn interference(args: &InterferenceArgs) -> Result<Option<InterferenceSettings>, String> {
+    let Some(policy) = args.interfere.as_deref() else {
+        if args.interfere_field.is_some() {
+            return Err("--interfere-field needs --interfere POLICY".into());
+        }
+        if args.max_injections.is_some() && args.stale_reads.is_none() {
+            return Err("--max-injections needs --interfere POLICY or --stale-reads K".into());
+        }
+        if args.seed.is_some() {
+            return Err("--seed needs --interfere POLICY".into());
         }
         return Ok(None);
     };
     let mut settings = InterferenceSettings::new(Policy::parse(policy)?);
-    if let Some(f) = args.value("--interfere-field") {
+    if let Some(f) = args.interfere_field.as_deref() {
         match settings.policy {
             Policy::ReadWrite => {}
             Policy::SameField => {
@@ -249,7 +291,7 @@ pub fn interference(args: &Args) -> Result<Option<InterferenceSettings>, String>
     if let Some(n) = max_injections(args)? {
         settings.max_injections = n;
     }
-    if let Some(n) = args.value("--seed") {
+    if let Some(n) = args.seed.as_deref() {
         settings.seed = n.parse::<u64>().map_err(|_| {
             format!("--seed takes a whole number from 0 to 18446744073709551615, not `{n}`")
         })?;
@@ -258,8 +300,8 @@ pub fn interference(args: &Args) -> Result<Option<InterferenceSettings>, String>
 }
 
 /// `--max-injections N`, a whole number ≥ 1, if given.
-fn max_injections(args: &Args) -> Result<Option<u32>, String> {
-    let Some(n) = args.value("--max-injections") else {
+fn max_injections(args: &InterferenceArgs) -> Result<Option<u32>, String> {
+    let Some(n) = args.max_injections.as_deref() else {
         return Ok(None);
     };
     n.parse::<u32>()
@@ -277,9 +319,9 @@ fn max_injections(args: &Args) -> Result<Option<u32>, String> {
 /// Stale reads from `--stale-reads K` (0: off) and `--max-injections N` (the stale answers
 /// per client and target). `rvlab test` reads them the same way.
 pub fn stale_reads(
-    args: &Args,
+    args: &InterferenceArgs,
 ) -> Result<Option<rvlab_instruments::stale::StaleReadSettings>, String> {
-    let Some(k) = args.value("--stale-reads") else {
+    let Some(k) = args.stale_reads.as_deref() else {
         return Ok(None);
     };
     let k = rvlab_instruments::stale::parse_writes_behind(k)?;
@@ -387,6 +429,63 @@ fn stop_signal() -> impl std::future::Future<Output = ()> {
     {
         async {
             let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(a: &[&str]) -> Vec<OsString> {
+        a.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn interfere_scenario_takes_its_file_out_of_the_positionals() {
+        let (rest, f) =
+            take_interfere_scenario(&v(&["setup.rvl", "--interfere", "scenario", "s.rvl"]))
+                .unwrap();
+        assert_eq!(
+            (rest, f.as_deref()),
+            (v(&["setup.rvl", "--interfere", "scenario"]), Some("s.rvl"))
+        );
+        let (rest, f) = take_interfere_scenario(&v(&[
+            "--interfere=scenario",
+            "-",
+            "--",
+            "x",
+            "--interfere",
+            "scenario",
+            "y",
+        ]))
+        .unwrap();
+        assert_eq!(
+            (rest, f.as_deref()),
+            (
+                v(&[
+                    "--interfere=scenario",
+                    "--",
+                    "x",
+                    "--interfere",
+                    "scenario",
+                    "y"
+                ]),
+                Some("-")
+            )
+        );
+        let (rest, f) =
+            take_interfere_scenario(&v(&["--interfere", "read-write", "f.rvl"])).unwrap();
+        assert_eq!(
+            (rest, f),
+            (v(&["--interfere", "read-write", "f.rvl"]), None)
+        );
+        for bad in [
+            &["--interfere", "scenario"][..],
+            &["--interfere", "scenario", "--seed", "1"],
+        ] {
+            let e = take_interfere_scenario(&v(bad)).unwrap_err();
+            assert!(e.contains("--interfere scenario needs a FILE"), "{e}");
         }
     }
 }

@@ -2,119 +2,104 @@
 //! server and reports what the server's trace says (`rvlab_instruments::report`). This module only
 //! starts and stops things: the server, the command (its own process group), the timeout.
 
-use crate::args::Args;
-use crate::{serve, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use crate::serve::{self, InterferenceArgs};
+use crate::{usage_error, EXIT_FAILED};
 use rvlab_instruments::interfere::InterferenceSettings;
 use rvlab_instruments::report::{self, Ended};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-const HELP: &str = "Usage: rvlab test [OPTIONS] [FILE.rvl | lesson:ID] -- COMMAND [ARG...]
-       rvlab test --interfere scenario FILE.rvl [OPTIONS] -- COMMAND [ARG...]
+const ABOUT: &str = "Run COMMAND against a fresh server and report its 409s, retries and lost \
+updates (a test runner for CI)";
 
-Starts a server on a free loopback port (the scenario's `object` setup loaded; without FILE an
-empty store), runs COMMAND (no shell) with KUBECONFIG pointing at it, waits for it, stops the
-server and prints a report on standard error: requests and 409s per client, retries after a
-409 that re-read the object and retries that resent a stale body, every lost update (field,
-value lost, writer, overwritten writer, revisions) and the interferer's injections.
+const LONG_ABOUT: &str = "\
+Starts a server on a free loopback port (the scenario's `object` setup loaded; without FILE an \
+empty store), runs COMMAND (no shell) with KUBECONFIG pointing at it, waits for it, stops the \
+server and prints a report on standard error: requests and 409s per client, retries after a \
+409 that re-read the object and retries that resent a stale body, every lost update (field, \
+value lost, writer, overwritten writer, revisions), the interferer's injections and, with \
+--stale-reads, the stale answers.
 
-COMMAND's environment: KUBECONFIG (a fresh kubeconfig), RVLAB_SERVER (http://127.0.0.1:PORT),
-KUBECACHEDIR (a fresh folder, unless already set). Its standard output and error are rvlab's;
-its standard input is empty.
+COMMAND's environment: KUBECONFIG (a fresh kubeconfig), RVLAB_SERVER (http://127.0.0.1:PORT), \
+KUBECACHEDIR (a fresh folder, unless already set). Its standard output and error are rvlab's; \
+its standard input is empty.";
 
-Options:
-  --timeout D          kill COMMAND (its whole process group) after D (default 5m; Go-style:
-                       30s, 2m, 1h30m, 1.5s)
-  --report FILE        also write the report as JSON (docs/json-trace.md)
-  --trace FILE         write the server's trace as JSON Lines, as `rvlab serve --trace`
-  --interfere POLICY   run the interferer: read-write, same-field, or scenario FILE (FILE's
-                       scripted clients are the other writers: one scripted request before
-                       each of COMMAND's requests, in schedule order; FILE's objects are the
-                       setup, so FILE before `--` must create none or be the same file)
-  --interfere-field PATH
-                       the field the interferer changes (default: the policy's)
-  --max-injections N   at most N injections per object (default 3); with scenario, at most N
-                       scripted requests in all (default: until the scripted clients finish)
-  --seed N             the interferer's seed (default 0); with scenario, the scripted world's
-                       seed
-  --stale-reads K      answer GET, LIST and watch from the store's state K writes ago (0 to 16;
-                       0, the default, is off), at most --max-injections stale answers per
-                       client and object or collection; the report counts them
-
-Exit codes: 0 COMMAND succeeded and no update was lost; COMMAND's own code when it failed
-(1 when a signal ended it); 1 when it succeeded but an update was lost; 124 it timed out;
+const AFTER_HELP: &str = "\
+FILE may be `-` (standard input) or `lesson:ID`.
+Exit codes: 0 COMMAND succeeded and no update was lost; COMMAND's own code when it failed \
+(1 when a signal ended it); 1 when it succeeded but an update was lost; 124 it timed out; \
 126 it cannot be run; 127 it was not found; 2 usage error. See docs/testing-controllers.md.";
+
+/// `rvlab test`'s command line.
+#[derive(clap::Args)]
+#[command(
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    after_help = AFTER_HELP,
+    override_usage = "rvlab test [OPTIONS] [FILE] -- <COMMAND> [ARG]...\n       \
+                      rvlab test --interfere scenario FILE [OPTIONS] -- <COMMAND> [ARG]..."
+)]
+pub struct TestArgs {
+    /// The scenario whose `object` setup the server loads: FILE.rvl, `-` or lesson:ID (default:
+    /// an empty store)
+    #[arg(value_name = "FILE")]
+    pub file: Option<String>,
+    /// The command to run, after `--`, and its arguments
+    #[arg(value_name = "COMMAND", last = true)]
+    pub command: Vec<String>,
+    /// Kill COMMAND (its whole process group) after D (default 5m; Go-style: 30s, 2m, 1h30m,
+    /// 1.5s)
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
+    pub timeout: Option<String>,
+    /// Also write the report as JSON (docs/json-trace.md)
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    pub report: Option<String>,
+    /// Write the server's trace as JSON Lines, as `rvlab serve --trace`
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    pub trace: Option<String>,
+    #[command(flatten)]
+    pub interference: InterferenceArgs,
+    /// Whether `--` was given (COMMAND may still be empty).
+    #[arg(skip)]
+    pub separator: bool,
+}
 
 /// `--timeout`'s default: five minutes.
 const DEFAULT_TIMEOUT_NS: u64 = 300_000_000_000;
 
-fn usage(msg: &str) -> u8 {
-    eprintln!("error: {msg}\n\n{HELP}");
-    EXIT_USAGE
+fn usage(msg: impl std::fmt::Display) -> u8 {
+    usage_error(&["test"], msg)
 }
 
 /// Runs the subcommand.
-pub fn main(argv: &[String]) -> u8 {
-    let (argv, scenario_file) = match crate::args::take_interfere_scenario(argv) {
-        Ok(x) => x,
-        Err(e) => return usage(&e),
-    };
-    let argv = argv.as_slice();
-    let (ours, command) = match argv.iter().position(|a| a == "--") {
-        Some(at) => (&argv[..at], &argv[at + 1..]),
-        None => (argv, &argv[argv.len()..]),
-    };
-    let args = match Args::parse(
-        ours,
-        &[
-            "--timeout",
-            "--report",
-            "--trace",
-            "--interfere",
-            "--interfere-field",
-            "--max-injections",
-            "--seed",
-            "--stale-reads",
-        ],
-        &[],
-    ) {
-        Ok(a) => a,
-        Err(e) => return usage(&e),
-    };
-    if args.flag("--help") {
-        println!("{HELP}");
-        return EXIT_OK;
-    }
-    if !argv.iter().any(|a| a == "--") {
+pub fn main(args: TestArgs) -> u8 {
+    if !args.separator {
         return usage("rvlab test needs `--` before the command to run: rvlab test -- COMMAND");
     }
-    if command.is_empty() {
+    if args.command.is_empty() {
         return usage("no COMMAND after `--`");
     }
-    let file = match args.positional.as_slice() {
-        [] => None,
-        [f] => Some(f.as_str()),
-        _ => return usage("test takes at most one FILE before `--`"),
-    };
-    let timeout_ns = match args.value("--timeout") {
+    let timeout_ns = match args.timeout.as_deref() {
         None => DEFAULT_TIMEOUT_NS,
         Some(t) => match report::parse_duration(t) {
             Ok(ns) => ns,
-            Err(e) => return usage(&format!("--timeout: {e}")),
+            Err(e) => return usage(format!("--timeout: {e}")),
         },
     };
-    let interfere = match serve::interference(&args) {
+    let i = &args.interference;
+    let interfere = match serve::interference(i) {
         Ok(s) => s,
-        Err(e) => return usage(&e),
+        Err(e) => return usage(e),
     };
-    let stale = match serve::stale_reads(&args) {
+    let stale = match serve::stale_reads(i) {
         Ok(s) => s,
-        Err(e) => return usage(&e),
+        Err(e) => return usage(e),
     };
-    let (interfere, file) = match serve::with_scenario(interfere, scenario_file.as_deref(), file) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+    let (interfere, file) =
+        match serve::with_scenario(interfere, i.scenario_file.as_deref(), args.file.as_deref()) {
+            Ok(x) => x,
+            Err(code) => return code,
+        };
     let setup = match file {
         None => None,
         Some(f) => match serve::load_setup(f) {
@@ -130,12 +115,12 @@ pub fn main(argv: &[String]) -> u8 {
     let code = run(
         &dir,
         setup,
-        command,
+        &args.command,
         timeout_ns,
         interfere,
         stale,
-        args.value("--trace").map(PathBuf::from),
-        args.value("--report").map(PathBuf::from),
+        args.trace.map(PathBuf::from),
+        args.report.map(PathBuf::from),
     );
     let _ = std::fs::remove_dir_all(&dir);
     code

@@ -527,7 +527,12 @@ fn usage_errors_exit_2() {
     }
     let o = rvlab(&["course", "--help"]);
     assert_eq!(o.status.code(), Some(0));
-    assert!(stdout(&o).starts_with("Usage: rvlab course build DIR --out OUT"));
+    assert!(stdout(&o).contains("rvlab course build DIR --out OUT [--page PAGE]"));
+    assert!(stdout(&o).contains("Checks a folder of exercises"));
+    let o = rvlab(&["course", "build", "--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("Usage: rvlab course build [OPTIONS] --out <OUT> <DIR>"));
+    assert!(stdout(&o).contains("--page <PAGE>") && stdout(&o).contains("Exit codes: 0"));
 }
 
 #[test]

@@ -6,8 +6,10 @@ use super::support::*;
 fn help_and_usage_errors() {
     let o = rvlab(&["explore", "--help"]);
     assert_eq!(o.status.code(), Some(0));
-    assert!(stdout(&o).contains("Usage: rvlab explore FILE"));
-    assert!(stdout(&rvlab(&["--help"])).contains("explore FILE"));
+    assert!(stdout(&o).contains("Usage: rvlab explore [OPTIONS] <FILE>"));
+    assert!(stdout(&o).contains("--max-states <N>"));
+    // The top-level help lists the command.
+    assert!(stdout(&rvlab(&["--help"])).contains("\n  explore "));
     for args in [
         vec!["explore"],
         vec!["explore", "lesson:counter", "--max-states", "many"],
