@@ -3,41 +3,12 @@
 //! and the kubectl command.
 
 use super::el;
-#[cfg(feature = "live")]
-use rvlab_core::view::ObjectView;
-use rvlab_core::view::{ClientView, StepView, WorldView};
+use rvlab_core::view::{ClientView, ObjectView, StepView, WorldView};
 use yew::prelude::*;
 
 /// The inspector: the world shown, and the HTTP exchange of the step shown (`None` before
 /// the first).
 pub fn inspector(world: &WorldView, step: Option<&StepView>) -> Html {
-    // index.html's build keeps the markup inline (one caller: the same code as before the Live
-    // view); the kubectl build shares it with the Live view.
-    #[cfg(not(feature = "live"))]
-    let objects: Html = world
-        .objects
-        .iter()
-        .map(|o| {
-            let lines: Html = o
-                .lines
-                .iter()
-                .map(|l| {
-                    if l.resource_version {
-                        html! { <span class="rv" title="resourceVersion">{l.text.clone()}{"\n"}</span> }
-                    } else {
-                        html! { <>{l.text.clone()}{"\n"}</> }
-                    }
-                })
-                .collect();
-            html! {
-                <div class="object">
-                    <h4>{o.name.clone()}{el("span", "rv-chip", format!("rv {}", o.resource_version))}</h4>
-                    <pre class="yaml">{lines}</pre>
-                </div>
-            }
-        })
-        .collect();
-    #[cfg(feature = "live")]
     let objects: Html = world.objects.iter().map(object).collect();
     let clients: Html = world
         .clients
@@ -74,34 +45,6 @@ pub fn inspector(world: &WorldView, step: Option<&StepView>) -> Html {
             }
         })
         .collect();
-    #[cfg(not(feature = "live"))]
-    let http = match step {
-        Some(step) if step.sends_request => html! {
-            <>
-                <div class="http-req">
-                    {el("code", "line", step.request_line.clone().unwrap_or_default())}
-                    if let Some(ct) = &step.content_type { {el("div", "muted", format!("Content-Type: {ct}"))} }
-                    if let Some(body) = &step.request_body { {el("pre", "", body.clone())} }
-                </div>
-                <div class={format!("http-resp mark-{}", step.mark_label)}>
-                    {el("code", "line", format!("HTTP/1.1 {}", step.status_line.clone().unwrap_or_default()))}
-                    // A named, focusable region, so that the keyboard can scroll a long body.
-                    if let Some(body) = &step.response_body {
-                        <pre data-testid="response-body" tabindex="0" role="region" aria-label="Response body">{body.clone()}</pre>
-                    }
-                </div>
-                {labelled("storage: ", "storage-step", &step.storage)}
-                {labelled("kubectl: ", "kubectl", &step.kubectl)}
-            </>
-        },
-        Some(step) => el(
-            "p",
-            "muted",
-            format!("Step {} sends no request: {}", step.number, step.statement),
-        ),
-        None => el("p", "muted", "No step taken yet."),
-    };
-    #[cfg(feature = "live")]
     let http = http_exchange(step);
     html! {
         <section class="panel inspector" data-testid="inspector" aria-label="Inspector">
@@ -156,8 +99,8 @@ fn files(_: &ClientView) -> Html {
     Html::default()
 }
 
-/// A server object as YAML, its `resourceVersion` line highlighted (`span.rv`).
-#[cfg(feature = "live")]
+/// A server object as YAML, its `resourceVersion` line highlighted (`span.rv`); the inspector's
+/// and the Live view's.
 pub fn object(o: &ObjectView) -> Html {
     let lines: Html = o
         .lines
@@ -179,8 +122,7 @@ pub fn object(o: &ObjectView) -> Html {
 }
 
 /// The HTTP exchange of a step (`None`: no step yet): request line, content type and body,
-/// status line and response body, and the kubectl command.
-#[cfg(feature = "live")]
+/// status line and response body, and the kubectl command; the inspector's and the Live view's.
 pub fn http_exchange(step: Option<&StepView>) -> Html {
     match step {
         Some(step) if step.sends_request => html! {
