@@ -311,7 +311,77 @@ fn parse_spanned(line: &str) -> Result<(Command, Option<(usize, usize)>), CmdErr
     if let Some(e) = problem {
         return Err(e);
     }
-    // The redirection `> FILE`, wherever it is (as in sh).
+    let redirect = take_redirect(&mut words)?;
+    let (vi, verb_word) = command_word(&words, line)?;
+    // `create configmap` / `create cm` is a subcommand with its own flags.
+    let sub = verb_word.text == "create"
+        && words
+            .get(vi + 1)
+            .is_some_and(|w| w.text == "configmap" || w.text == "cm");
+    let verb = verb_word.text.clone();
+    words.remove(vi);
+    if sub {
+        words.remove(vi);
+    }
+    let (flags, args) = parse_flags(&words, &verb, sub)?;
+    let p = Flags {
+        flags,
+        words: &words,
+        whole: (verb_word.start, verb_word.end),
+    };
+    let namespace = p
+        .value(0)
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "default".into());
+    let field_manager = p.value(5);
+    let verb = match verb.as_str() {
+        "get" => {
+            let output = match p.value(1) {
+                None => OutputFormat::Table,
+                Some(o) => output(&o).map_err(|m| {
+                    let (s, e) = p.span_of_last(1);
+                    CmdError {
+                        message: m,
+                        start: s,
+                        end: e,
+                    }
+                })?,
+            };
+            let (resource, name) = target(&args, "get", &verb_word)?;
+            Verb::Get {
+                resource,
+                name,
+                output,
+            }
+        }
+        "apply" | "replace" | "create" if !sub => manifest_verb(&p, &args, &verb)?,
+        "create" => create_configmap(&args, &p.flags, &words, &verb_word)?,
+        "patch" => patch_verb(&p, &args, &verb_word)?,
+        "delete" | "edit" => {
+            let target = one_target(&args, &verb, &verb_word)?;
+            if verb == "delete" {
+                Verb::Delete { target }
+            } else {
+                Verb::Edit { target }
+            }
+        }
+        _ => meta_verb(&p, &args, verb == "label", &verb_word)?,
+    };
+    let file_at = p.file_at(&verb);
+    Ok((
+        Command {
+            line: line.trim().to_string(),
+            namespace,
+            field_manager,
+            redirect,
+            verb,
+        },
+        file_at,
+    ))
+}
+
+/// Takes the redirection `> FILE` out of the words, wherever it is (as in sh).
+fn take_redirect(words: &mut Vec<Word>) -> Result<Option<String>, CmdError> {
     let mut redirect = None;
     while let Some(i) = words.iter().position(|w| w.redirect) {
         let Some(target) = words.get(i + 1).filter(|w| !w.redirect) else {
@@ -327,7 +397,12 @@ fn parse_spanned(line: &str) -> Result<(Command, Option<(usize, usize)>), CmdErr
         redirect = Some(target.text.clone());
         words.drain(i..i + 2);
     }
-    // The command: the first word that is not a flag or a flag's value (cobra's stripFlags).
+    Ok(redirect)
+}
+
+/// The command: the first word that is not a flag or a flag's value (cobra's stripFlags), and
+/// its index; an unknown or unmodelled command is kubectl's error (with its "Did you mean").
+fn command_word(words: &[Word], line: &str) -> Result<(usize, Word), CmdError> {
     let mut vi = 0;
     while let Some(w) = words.get(vi) {
         if !w.text.starts_with('-') || w.text == "-" {
@@ -346,49 +421,44 @@ fn parse_spanned(line: &str) -> Result<(Command, Option<(usize, usize)>), CmdErr
         );
     };
     let verb = verb_word.text.as_str();
-    if !matches!(
+    if matches!(
         verb,
         "get" | "apply" | "replace" | "create" | "patch" | "delete" | "edit" | "label" | "annotate"
     ) {
-        if COMMANDS.contains(&verb) {
-            return at(format!("rvlab does not model `kubectl {verb}`; it models get, apply, replace, create, patch, delete, edit, label and annotate"), &verb_word);
-        }
-        let lower = verb.to_ascii_lowercase();
-        let near: Vec<&str> = COMMANDS
-            .iter()
-            .copied()
-            .filter(|c| {
-                crate::text::edit_distance(&lower, c) <= 2
-                    || (!lower.is_empty() && c.starts_with(&lower))
-            })
-            .collect();
-        let mut m = format!("unknown command {verb:?} for \"kubectl\"");
-        if !near.is_empty() {
-            m.push_str("\n\nDid you mean this?");
-            for c in near {
-                m.push_str("\n\t");
-                m.push_str(c);
-            }
-        }
-        return at(m, &verb_word);
+        return Ok((vi, verb_word));
     }
-    // `create configmap` / `create cm` is a subcommand with its own flags.
-    let sub = verb == "create"
-        && words
-            .get(vi + 1)
-            .is_some_and(|w| w.text == "configmap" || w.text == "cm");
-    let verb = verb.to_string();
-    words.remove(vi);
-    if sub {
-        words.remove(vi);
+    if COMMANDS.contains(&verb) {
+        return at(format!("rvlab does not model `kubectl {verb}`; it models get, apply, replace, create, patch, delete, edit, label and annotate"), &verb_word);
     }
+    let lower = verb.to_ascii_lowercase();
+    let near: Vec<&str> = COMMANDS
+        .iter()
+        .copied()
+        .filter(|c| {
+            crate::text::edit_distance(&lower, c) <= 2
+                || (!lower.is_empty() && c.starts_with(&lower))
+        })
+        .collect();
+    let mut m = format!("unknown command {verb:?} for \"kubectl\"");
+    if !near.is_empty() {
+        m.push_str("\n\nDid you mean this?");
+        for c in near {
+            m.push_str("\n\t");
+            m.push_str(c);
+        }
+    }
+    at(m, &verb_word)
+}
+
+/// The flags and the arguments of a command's words (pflag: flags anywhere, `--` ends them),
+/// each flag checked against the ones the command takes.
+fn parse_flags(words: &[Word], verb: &str, sub: bool) -> Result<(Vec<Flag>, Vec<Word>), CmdError> {
     let usage = if sub {
         "\nSee 'kubectl create configmap -h' for help and examples".to_string()
     } else {
         format!("\nSee 'kubectl {verb} --help' for usage.")
     };
-    // pflag: flags anywhere, `--` ends them.
-    let ok = allowed(&verb, sub);
+    let ok = allowed(verb, sub);
     let mut flags: Vec<Flag> = Vec::new();
     let mut args: Vec<Word> = Vec::new();
     let mut i = 0;
@@ -478,24 +548,42 @@ fn parse_spanned(line: &str) -> Result<(Command, Option<(usize, usize)>), CmdErr
             word: i - 1,
         });
     }
-    let last = |index: usize| flags.iter().rev().find(|f| f.index == index);
-    let value = |index: usize| last(index).map(|f| f.value.clone());
-    let on = |index: usize| last(index).is_some_and(|f| f.value == "true");
-    let namespace = value(0)
-        .filter(|n| !n.is_empty())
-        .unwrap_or_else(|| "default".into());
-    let field_manager = value(5);
-    let span_of = |f: &Flag| {
-        let w = &words[f.word.min(words.len().saturating_sub(1))];
+    Ok((flags, args))
+}
+
+/// A command's parsed flags, read by their index in [`FLAGS`] (the last one given counts), and
+/// where each was written (`whole`: the command word, for errors about a missing flag).
+struct Flags<'a> {
+    flags: Vec<Flag>,
+    words: &'a [Word],
+    whole: (usize, usize),
+}
+
+impl Flags<'_> {
+    fn last(&self, index: usize) -> Option<&Flag> {
+        self.flags.iter().rev().find(|f| f.index == index)
+    }
+    fn value(&self, index: usize) -> Option<String> {
+        self.last(index).map(|f| f.value.clone())
+    }
+    fn on(&self, index: usize) -> bool {
+        self.last(index).is_some_and(|f| f.value == "true")
+    }
+    fn span_of(&self, f: &Flag) -> (usize, usize) {
+        let w = &self.words[f.word.min(self.words.len().saturating_sub(1))];
         (w.start, w.end)
-    };
-    let whole = (verb_word.start, verb_word.end);
-    let file = |flags: &[Flag]| -> Result<String, CmdError> {
-        let fs: Vec<&Flag> = flags.iter().filter(|f| f.index == 2).collect();
+    }
+    /// Where the last flag of `index` was written, else the command word.
+    fn span_of_last(&self, index: usize) -> (usize, usize) {
+        self.last(index).map_or(self.whole, |f| self.span_of(f))
+    }
+    /// The one `-f FILE`.
+    fn file(&self) -> Result<String, CmdError> {
+        let fs: Vec<&Flag> = self.flags.iter().filter(|f| f.index == 2).collect();
         match fs.as_slice() {
-            [] => fail("must specify one of -f and -k", whole.0, whole.1),
+            [] => fail("must specify one of -f and -k", self.whole.0, self.whole.1),
             [f] if f.value == "-" => {
-                let (s, e) = span_of(f);
+                let (s, e) = self.span_of(f);
                 fail(
                     "rvlab does not model reading a manifest from standard input (`-f -`)",
                     s,
@@ -503,228 +591,197 @@ fn parse_spanned(line: &str) -> Result<(Command, Option<(usize, usize)>), CmdErr
                 )
             }
             [f] if f.value.is_empty() => {
-                let (s, e) = span_of(f);
+                let (s, e) = self.span_of(f);
                 fail("the path \"\" does not exist", s, e)
             }
             [f] => Ok(f.value.clone()),
             [_, f, ..] => {
-                let (s, e) = span_of(f);
+                let (s, e) = self.span_of(f);
                 fail("rvlab models one `-f FILE` per command", s, e)
             }
         }
-    };
-    let verb = match verb.as_str() {
-        "get" => {
-            let output = match value(1) {
-                None => OutputFormat::Table,
-                Some(o) => output(&o).map_err(|m| {
-                    let (s, e) = last(1).map(span_of).unwrap_or(whole);
-                    CmdError {
-                        message: m,
-                        start: s,
-                        end: e,
-                    }
-                })?,
-            };
-            let (resource, name) = target(&args, "get", &verb_word)?;
-            Verb::Get {
-                resource,
-                name,
-                output,
-            }
-        }
-        "apply" | "replace" | "create" if !sub => {
-            if let Some(a) = args.first() {
-                if verb != "replace" {
-                    let list: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
-                    return at(
-                        format!(
-                            "Unexpected args: [{}]\nSee 'kubectl {verb} -h' for help and examples",
-                            list.join(" ")
-                        ),
-                        a,
-                    );
-                }
-                return at(
-                    "rvlab models `kubectl replace -f FILE` (no other arguments)",
-                    a,
-                );
-            }
-            let server_side = on(6);
-            let force_conflicts = on(7);
-            if force_conflicts && !server_side {
-                let (s, e) = last(7).map(span_of).unwrap_or(whole);
-                return fail("--force-conflicts only works with --server-side", s, e);
-            }
-            let file = file(&flags)?;
-            match verb.as_str() {
-                "apply" => Verb::Apply {
-                    file,
-                    server_side,
-                    force_conflicts,
-                },
-                "replace" => Verb::Replace { file },
-                _ => Verb::Create { file },
-            }
-        }
-        "create" => create_configmap(&args, &flags, &words, &verb_word)?,
-        "patch" => {
-            let Some(p) = last(3) else {
-                return fail(
-                    "must specify --patch or --patch-file containing the contents of the patch",
-                    whole.0,
-                    whole.1,
-                );
-            };
-            let patch_type = match value(4).as_deref() {
-                None | Some("strategic") => PatchType::Strategic,
-                Some("merge") => PatchType::Merge,
-                Some("json") => PatchType::Json,
-                Some(t) => {
-                    let (s, e) = last(4).map(span_of).unwrap_or(whole);
-                    return fail(
-                        format!("--type must be one of [json merge strategic], not {t:?}"),
-                        s,
-                        e,
-                    );
-                }
-            };
-            if let Err(e) = serde_json::from_str::<serde_json::Value>(&p.value) {
-                let (s, en) = span_of(p);
-                return fail(format!("rvlab reads a -p patch as JSON only (kubectl reads it as YAML, which rvlab does not model): {e}"), s, en);
-            }
-            let target = one_target(&args, "patch", &verb_word)?;
-            Verb::Patch {
-                target,
-                patch_type,
-                patch: p.value.clone(),
-            }
-        }
-        "delete" | "edit" => {
-            let target = one_target(&args, &verb, &verb_word)?;
-            if verb == "delete" {
-                Verb::Delete { target }
-            } else {
-                Verb::Edit { target }
-            }
-        }
-        _ => {
-            // label / annotate: cmdutil.GetResourcesAndPairs, then the pairs.
-            let label = verb == "label";
-            let what = if label { "label" } else { "annotation" };
-            let pair = |s: &str| {
-                (s.contains('=') && !s.starts_with('=')) || (s.ends_with('-') && s != "-")
-            };
-            let split_at = args
-                .iter()
-                .position(|a| pair(&a.text))
-                .unwrap_or(args.len());
-            if let Some(bad) = args[split_at..].iter().find(|a| !pair(&a.text)) {
-                return at(
-                    format!(
-                        "all resources must be specified before {what} changes: {}",
-                        bad.text
-                    ),
-                    bad,
-                );
-            }
-            let mut changes = Vec::new();
-            for a in &args[split_at..] {
-                let t = a.text.as_str();
-                if let Some((k, v)) = t.split_once('=').filter(|_| !t.starts_with('=')) {
-                    if label {
-                        if v.contains('=') {
-                            return at(format!("invalid label spec: {t}"), a);
-                        }
-                        if let Some(p) = label_value_problem(v) {
-                            return at(format!("invalid label value: {t:?}: {p}"), a);
-                        }
-                    }
-                    changes.push(MetaChange::Set {
-                        key: k.into(),
-                        value: v.into(),
-                    });
-                } else {
-                    let key = t.get(..t.len() - 1).unwrap_or("");
-                    changes.push(MetaChange::Remove { key: key.into() });
-                }
-            }
-            let set = |key: &str| {
-                changes
-                    .iter()
-                    .any(|c| matches!(c, MetaChange::Set { key: k, .. } if k == key))
-            };
-            let both: Vec<&str> = changes
-                .iter()
-                .filter_map(|c| match c {
-                    MetaChange::Remove { key } if set(key) => Some(key.as_str()),
-                    _ => None,
-                })
-                .collect();
-            let resources = &args[..split_at];
-            let Some(first) = resources.first() else {
-                return fail("one or more resources must be specified as <resource> <name> or <resource>/<name>", whole.0, whole.1);
-            };
-            if !both.is_empty() {
-                let m = if label {
-                    "can not both modify and remove a label in the same command".to_string()
-                } else {
-                    format!("can not both modify and remove the following annotation(s) in the same command: {}", both.join(", "))
-                };
-                return at(m, first);
-            }
-            if changes.is_empty() {
-                return fail(
-                    format!("at least one {what} update is required"),
-                    whole.0,
-                    whole.1,
-                );
-            }
-            let target = one_target(resources, &verb, &verb_word)?;
-            let overwrite = on(9);
-            let resource_version = value(10).filter(|v| !v.is_empty());
-            if label {
-                Verb::Label {
-                    target,
-                    changes,
-                    overwrite,
-                    resource_version,
-                }
-            } else {
-                Verb::Annotate {
-                    target,
-                    changes,
-                    overwrite,
-                    resource_version,
-                }
-            }
-        }
-    };
-    // The file name itself, inside `--filename=F` / `-fF` when the word is unquoted.
-    let file_at = flags.iter().rev().find(|f| f.index == 2).map(|f| {
-        let (s, e) = span_of(f);
-        let raw_len = e - s;
-        match words.get(f.word) {
-            Some(w) if !w.quoted && w.text.len() == raw_len => (e - f.value.len(), e),
-            _ => (s, e),
-        }
-    });
-    let file_at = file_at.filter(|_| {
-        matches!(
+    }
+    /// The file name itself, inside `--filename=F` / `-fF` when the word is unquoted, for a
+    /// command that reads a manifest.
+    fn file_at(&self, verb: &Verb) -> Option<(usize, usize)> {
+        if !matches!(
             verb,
             Verb::Apply { .. } | Verb::Replace { .. } | Verb::Create { .. }
-        )
-    });
-    Ok((
-        Command {
-            line: line.trim().to_string(),
-            namespace,
-            field_manager,
-            redirect,
-            verb,
+        ) {
+            return None;
+        }
+        let f = self.last(2)?;
+        let (s, e) = self.span_of(f);
+        let raw_len = e - s;
+        Some(match self.words.get(f.word) {
+            Some(w) if !w.quoted && w.text.len() == raw_len => (e - f.value.len(), e),
+            _ => (s, e),
+        })
+    }
+}
+
+/// `apply`, `replace` or `create -f FILE`.
+fn manifest_verb(p: &Flags, args: &[Word], verb: &str) -> Result<Verb, CmdError> {
+    if let Some(a) = args.first() {
+        if verb != "replace" {
+            let list: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+            return at(
+                format!(
+                    "Unexpected args: [{}]\nSee 'kubectl {verb} -h' for help and examples",
+                    list.join(" ")
+                ),
+                a,
+            );
+        }
+        return at(
+            "rvlab models `kubectl replace -f FILE` (no other arguments)",
+            a,
+        );
+    }
+    let server_side = p.on(6);
+    let force_conflicts = p.on(7);
+    if force_conflicts && !server_side {
+        let (s, e) = p.span_of_last(7);
+        return fail("--force-conflicts only works with --server-side", s, e);
+    }
+    let file = p.file()?;
+    Ok(match verb {
+        "apply" => Verb::Apply {
+            file,
+            server_side,
+            force_conflicts,
         },
-        file_at,
-    ))
+        "replace" => Verb::Replace { file },
+        _ => Verb::Create { file },
+    })
+}
+
+/// `patch TARGET -p PATCH [--type T]`.
+fn patch_verb(p: &Flags, args: &[Word], verb_word: &Word) -> Result<Verb, CmdError> {
+    let Some(patch) = p.last(3) else {
+        return fail(
+            "must specify --patch or --patch-file containing the contents of the patch",
+            p.whole.0,
+            p.whole.1,
+        );
+    };
+    let patch_type = match p.value(4).as_deref() {
+        None | Some("strategic") => PatchType::Strategic,
+        Some("merge") => PatchType::Merge,
+        Some("json") => PatchType::Json,
+        Some(t) => {
+            let (s, e) = p.span_of_last(4);
+            return fail(
+                format!("--type must be one of [json merge strategic], not {t:?}"),
+                s,
+                e,
+            );
+        }
+    };
+    if let Err(e) = serde_json::from_str::<serde_json::Value>(&patch.value) {
+        let (s, en) = p.span_of(patch);
+        return fail(format!("rvlab reads a -p patch as JSON only (kubectl reads it as YAML, which rvlab does not model): {e}"), s, en);
+    }
+    let target = one_target(args, "patch", verb_word)?;
+    Ok(Verb::Patch {
+        target,
+        patch_type,
+        patch: patch.value.clone(),
+    })
+}
+
+/// `label` / `annotate`: cmdutil.GetResourcesAndPairs, then the pairs.
+fn meta_verb(p: &Flags, args: &[Word], label: bool, verb_word: &Word) -> Result<Verb, CmdError> {
+    let verb = if label { "label" } else { "annotate" };
+    let what = if label { "label" } else { "annotation" };
+    let pair = |s: &str| (s.contains('=') && !s.starts_with('=')) || (s.ends_with('-') && s != "-");
+    let split_at = args
+        .iter()
+        .position(|a| pair(&a.text))
+        .unwrap_or(args.len());
+    if let Some(bad) = args[split_at..].iter().find(|a| !pair(&a.text)) {
+        return at(
+            format!(
+                "all resources must be specified before {what} changes: {}",
+                bad.text
+            ),
+            bad,
+        );
+    }
+    let mut changes = Vec::new();
+    for a in &args[split_at..] {
+        let t = a.text.as_str();
+        if let Some((k, v)) = t.split_once('=').filter(|_| !t.starts_with('=')) {
+            if label {
+                if v.contains('=') {
+                    return at(format!("invalid label spec: {t}"), a);
+                }
+                if let Some(p) = label_value_problem(v) {
+                    return at(format!("invalid label value: {t:?}: {p}"), a);
+                }
+            }
+            changes.push(MetaChange::Set {
+                key: k.into(),
+                value: v.into(),
+            });
+        } else {
+            let key = t.get(..t.len() - 1).unwrap_or("");
+            changes.push(MetaChange::Remove { key: key.into() });
+        }
+    }
+    let set = |key: &str| {
+        changes
+            .iter()
+            .any(|c| matches!(c, MetaChange::Set { key: k, .. } if k == key))
+    };
+    let both: Vec<&str> = changes
+        .iter()
+        .filter_map(|c| match c {
+            MetaChange::Remove { key } if set(key) => Some(key.as_str()),
+            _ => None,
+        })
+        .collect();
+    let resources = &args[..split_at];
+    let Some(first) = resources.first() else {
+        return fail(
+            "one or more resources must be specified as <resource> <name> or <resource>/<name>",
+            p.whole.0,
+            p.whole.1,
+        );
+    };
+    if !both.is_empty() {
+        let m = if label {
+            "can not both modify and remove a label in the same command".to_string()
+        } else {
+            format!("can not both modify and remove the following annotation(s) in the same command: {}", both.join(", "))
+        };
+        return at(m, first);
+    }
+    if changes.is_empty() {
+        return fail(
+            format!("at least one {what} update is required"),
+            p.whole.0,
+            p.whole.1,
+        );
+    }
+    let target = one_target(resources, verb, verb_word)?;
+    let overwrite = p.on(9);
+    let resource_version = p.value(10).filter(|v| !v.is_empty());
+    Ok(if label {
+        Verb::Label {
+            target,
+            changes,
+            overwrite,
+            resource_version,
+        }
+    } else {
+        Verb::Annotate {
+            target,
+            changes,
+            overwrite,
+            resource_version,
+        }
+    })
 }
 
 /// The index in [`FLAGS`] of a flag word (`--output=…`, `-oyaml`), and its name.
