@@ -124,8 +124,8 @@ pub fn read_path<'v>(
     Ok(cur)
 }
 
-/// Writes `value` at `path` inside `root`, creating missing maps on the way (§4: "missing maps
-/// are created"). A `null` intermediate is replaced by a map; list indexes must exist.
+/// Writes `value` at `path` inside `root`, creating missing maps on the way. A `null`
+/// intermediate is replaced by a map; list indexes must exist.
 pub fn write_path(
     root: &mut Value,
     root_name: &str,

@@ -320,8 +320,8 @@ pub fn step_view_named(name: &str, index: u32, rec: &StepRecord) -> StepView {
     }
 }
 
-/// The storage step behind a write, as the apiserver on etcd takes it (k8s.io/apiserver `pkg/storage/etcd3/store.go`
-/// §2; `rvlab serve --etcd` sends exactly these): an effective write is one transaction on
+/// The storage step behind a write, as the apiserver on etcd takes it (k8s.io/apiserver `pkg/storage/etcd3/store.go`;
+/// `rvlab serve --etcd` sends exactly these): an effective write is one transaction on
 /// the object's key, comparing the `mod_revision` the apiserver read (0: absent) before it
 /// puts or deletes; a create of an existing name is that compare failing; a stale
 /// resourceVersion is refused by the apiserver's own comparison with the key's

@@ -141,8 +141,8 @@ pub struct WatchRequest {
     pub resource_version: Option<String>,
     /// `allowWatchBookmarks`: the client takes BOOKMARK events ([`bookmark_json`]).
     pub allow_bookmarks: bool,
-    /// `timeoutSeconds`: the server ends the stream after it (without it, the apiserver picks
-    /// a time in [1800 s, 3600 s), §10).
+    /// `timeoutSeconds`: the server ends the stream after it (without it, the apiserver picks a time
+    /// in [1800 s, 3600 s): k8s.io/apiserver `pkg/endpoints/request/timeout.go`, `GetTimeoutForWatch`).
     pub timeout_seconds: Option<i64>,
 }
 
@@ -224,8 +224,8 @@ pub fn error_json(resp: &Response) -> Value {
 }
 
 /// `{"type":"BOOKMARK","object":{"kind":K,"apiVersion":V,"metadata":{"resourceVersion":RV}}}`,
-/// only for a client that sent `allowWatchBookmarks=true` (§10): the watched kind, never
-/// `Status`, and only `metadata.resourceVersion`.
+/// only for a client that sent `allowWatchBookmarks=true`: the watched kind, never `Status`, and only
+/// `metadata.resourceVersion` (k8s.io/apiserver `pkg/storage/cacher/cacher.go`, its bookmark event).
 pub fn bookmark_json(resource: &Resource, resource_version: u64) -> Value {
     let mut meta = Map::new();
     meta.insert(

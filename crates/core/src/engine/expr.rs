@@ -52,8 +52,8 @@ fn as_int(v: &Value) -> Option<i64> {
     }
 }
 
-/// `+` and `-` (§4): numbers add, strings concatenate, and a number added to a string that
-/// holds an integer gives a string (`"3" + 1` is `"4"`).
+/// `+` and `-` (docs/scenario-language.md, "Client statements"): numbers add, strings concatenate,
+/// and a number added to a string that holds an integer gives a string (`"3" + 1` is `"4"`).
 pub fn binary(op: BinOp, l: &Value, r: &Value) -> Result<Value, String> {
     let sym = match op {
         BinOp::Add => "+",

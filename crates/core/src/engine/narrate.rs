@@ -153,8 +153,8 @@ fn carried_rv(ctx: &RequestCtx<'_>) -> Option<String> {
 /// (k8s.io/apiserver `pkg/registry/rest/update.go`, `pkg/storage/etcd3/store.go`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Failed {
-    /// A UID precondition: a PUT body's `metadata.uid` (§1.7b) or a delete's `preconditions.uid`
-    /// (§1.7a).
+    /// A UID precondition: a PUT body's `metadata.uid` (`pkg/registry/rest/update.go`) or a
+    /// delete's `preconditions.uid` (`pkg/registry/rest/delete.go`, `BeforeDelete`).
     Uid,
     /// The resourceVersion the write carried is not the object's (the optimistic lock, or a
     /// delete's `preconditions.resourceVersion`).

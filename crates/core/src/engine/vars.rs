@@ -8,8 +8,8 @@ use crate::vecmap::VecMap;
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Held {
     pub object: ObjectRef,
-    /// The resourceVersion of the response it came from (§6: local edits, even of
-    /// `metadata.resourceVersion`, do not change it).
+    /// The resourceVersion of the response it came from: local edits, even of
+    /// `metadata.resourceVersion`, do not change it (docs/scenario-language.md, "Lost updates, precisely").
     pub base: u64,
 }
 

@@ -329,8 +329,8 @@ impl World {
         self.write_verbs.insert(revision, verb);
     }
 
-    /// The latest revision of `target` the client has observed (§6 base), falling back to the
-    /// end-of-setup revision (common knowledge), else 0.
+    /// The latest revision of `target` the client has observed (its base: docs/scenario-language.md,
+    /// "Lost updates, precisely"), falling back to the end-of-setup revision (common knowledge), else 0.
     pub fn observed_revision(&self, client: u32, target: &ObjectRef) -> u64 {
         self.clients
             .get(client as usize)

@@ -407,7 +407,7 @@ pub(crate) fn normalize_space(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Schedule tokens: client letters with optional run-length counts (`a3b2a`), §5, read by the
+/// Schedule tokens: client letters with optional run-length counts (`a3b2a`; docs/scenario-language.md, "Schedules"), read by the
 /// one token grammar of [`crate::schedule::pieces`] (the command line's and the page's too).
 fn schedule(src: &str, sc: &Scenario, drafts: &Drafts, diags: &mut Vec<Diagnostic>) {
     let Some((token, span)) = &sc.schedule else {

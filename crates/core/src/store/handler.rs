@@ -5,13 +5,13 @@
 //!   resourceVersion on create (numeric non-zero: raw 500; unparseable: cleared) → existing
 //!   name (409 AlreadyExists) → write (201).
 //! - **PUT**: UpdateOptions `dryRun` (422) → decode (400) → namespace, name (400) → missing (404) → UID precondition of a body
-//!   `metadata.uid` (409, §1.7b) → the update closure below.
+//!   `metadata.uid` (409, k8s.io/apiserver `pkg/registry/rest/update.go`) → the update closure below.
 //! - **PATCH**: media type (415) → PatchOptions (`force`, `fieldManager`, `dryRun`: 422) → missing (404; apply creates, 201) →
 //!   patch (400/422) or apply (409 conflicts) → decode, `checkName` (400) → the update closure.
-//! - **update closure** (§2.4): resourceVersion parse (raw 500) → `0`/empty: unconditional for
-//!   ConfigMap and Deployment, 422 for custom resources → mismatch 409 → `BeforeUpdate`
-//!   (uid, creationTimestamp, generation, a Deployment's status kept) → validation (422) →
-//!   generation → ownership → no-op check (200, nothing written) → write (200).
+//! - **update closure** (`Store.Update`, k8s.io/apiserver `pkg/registry/generic/registry/store.go`):
+//!   resourceVersion parse (raw 500) → `0`/empty: unconditional for ConfigMap and Deployment, 422 for
+//!   custom resources → mismatch 409 → `BeforeUpdate` (uid, creationTimestamp, generation, a Deployment's
+//!   status kept) → validation (422) → generation → ownership → no-op check (200, nothing written) → write (200).
 //! - **DELETE**: DeleteOptions (400 decode, 422 validation; module `options`) → missing (404)
 //!   → preconditions UID then resourceVersion (409, Kind-named) → delete (200 Status Success).
 //! - **dryRun=All** on any write: the write runs on a copy of the store (module `options`).
@@ -301,10 +301,10 @@ impl Store {
     }
 
     fn do_get(&self, t: &RequestTarget, name: &str) -> Result<Outcome, Response> {
-        // GetOptions.resourceVersion (§6): unset/`0`/not older than N; the store serves its
-        // current state, which is never older than an N it has reached. The watch cache answers
-        // a parse error raw (500, §1.6) and an N ahead of it with 504 (after waiting, here at
-        // once), both before looking the object up.
+        // GetOptions.resourceVersion (k8s.io/apimachinery `pkg/apis/meta/v1/types.go`): unset/`0`/
+        // not older than N; the store serves its current state, which is never older than an N it
+        // has reached. The watch cache (k8s.io/apiserver `pkg/storage/cacher`) answers a parse error
+        // raw (500) and an N ahead of it with 504 (after waiting, here at once), both before any lookup.
         if let Some(rv) = t
             .query
             .resource_version
@@ -555,7 +555,7 @@ impl Store {
         }
     }
 
-    /// The registry's update closure (§2.4) and the write.
+    /// The registry's update closure (`Store.Update`, `pkg/registry/generic/registry/store.go`) and the write.
     fn finish_update(
         &mut self,
         r: ObjectRef,

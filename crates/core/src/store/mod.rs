@@ -36,8 +36,8 @@
 //! Module map:
 //! - this file: the contract types and [`Store`] (state, accessors);
 //! - `handler`: [`Store::handle`], GET/POST/PUT/PATCH/DELETE in the apiserver's order of checks
-//!   (§1.4–§1.8, §2.4), and a Deployment's status subresource (`…/deployments/NAME/status`,
-//!   the status strategy);
+//!   (k8s.io/apiserver `pkg/endpoints/handlers`, then the registry above), and a Deployment's status
+//!   subresource (`…/deployments/NAME/status`, the status strategy);
 //! - `path`: request paths and query parameters (`fieldManager`, `force`, `dryRun`, the list
 //!   options); unknown paths are 404;
 //! - `list`: LIST, its options, paging and continue tokens;
@@ -65,7 +65,7 @@
 //! Decisions the facts leave open are documented where they are made (module docs of each
 //! submodule); the main ones: `managedFields` sent in a body are ignored (the store keeps its
 //! own), a missing `fieldManager` falls back to the actor's name, custom resources print with
-//! every key sorted (as `unstructured` objects do), DELETE answers the Status of §1.8 for every
+//! every key sorted (as `unstructured` objects do), DELETE answers `finalizeDelete`'s Status for every
 //! kind, and provenance treats arrays as single leaves. Not modelled: defaulting (a Deployment
 //! without `spec.replicas` stays without it), the full Deployment validation (only
 //! `spec.replicas >= 0`), immutable ConfigMaps and Secrets, Secret type-specific keys and key
@@ -187,7 +187,7 @@ pub struct Response {
     pub body: Value,
 }
 
-/// A leaf field overwritten by a writer that had never read its current value (§6).
+/// A leaf field overwritten by a writer that had never read its current value (docs/scenario-language.md, "Lost updates, precisely").
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LostUpdate {
     /// The object, as `configmap/my-config` (short resource name, namespace omitted when `default`).

@@ -16,7 +16,7 @@
 //!   `Orphan`, not together with `orphanDependents`; `dryRun`. `gracePeriodSeconds` and the
 //!   policy are accepted and change nothing (no graceful deletion, no garbage collector).
 //!   `preconditions` (uid, then resourceVersion) are checked by the handler against the stored
-//!   object (409, §1.7a).
+//!   object (409; k8s.io/apiserver `pkg/registry/rest/delete.go`, `BeforeDelete`).
 
 use super::meta::json_type;
 use super::path::RequestTarget;

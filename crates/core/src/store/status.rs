@@ -268,7 +268,7 @@ pub(crate) fn conflict(res: &Resource, name: &str, err: &str) -> Response {
     failure(409, "Conflict", &msg, Some(&resource_details(res, name)))
 }
 
-/// The optimistic-lock conflict of a stale resourceVersion (§1.2).
+/// The optimistic-lock conflict of a stale resourceVersion (`OptimisticLockErrorMsg`, k8s.io/apiserver `pkg/registry/generic/registry/store.go`).
 pub(crate) fn optimistic_lock(res: &Resource, name: &str) -> Response {
     conflict(
         res,
@@ -277,7 +277,7 @@ pub(crate) fn optimistic_lock(res: &Resource, name: &str) -> Response {
     )
 }
 
-/// `NewConflict(GroupResource{group, Kind}, …)` as `BeforeDelete` builds it (§1.7a).
+/// `NewConflict(GroupResource{group, Kind}, …)` as `BeforeDelete` builds it (k8s.io/apiserver `pkg/registry/rest/delete.go`).
 pub(crate) fn delete_precondition_conflict(res: &Resource, name: &str, err: &str) -> Response {
     let kind = res.kind();
     let gr = match res.group() {
@@ -350,13 +350,13 @@ pub(crate) fn request_entity_too_large(msg: &str) -> Response {
     )
 }
 
-/// A plain Go error that is not an API status: 500, no reason (§1.0).
+/// A plain Go error, not an API status: 500, no reason (k8s.io/apiserver `pkg/endpoints/handlers/responsewriters/status.go`).
 pub(crate) fn raw_internal(msg: &str) -> Response {
     failure(500, "", msg, None)
 }
 
-/// `NewGenericServerResponse(422, "", GroupResource{}, "", …)` as the patch handler builds it for
-/// a JSON-patch apply error (§3): reason `Invalid`, generic message, empty details.
+/// `NewGenericServerResponse(422, "", GroupResource{}, "", …)` as k8s.io/apiserver `pkg/endpoints/handlers/patch.go`
+/// builds it for a JSON-patch apply error: reason `Invalid`, generic message, empty details.
 pub(crate) fn patch_apply_error() -> Response {
     failure(
         422,
@@ -405,7 +405,7 @@ pub(crate) fn apply_conflict(causes: Vec<(String, String, String)>, msg: &str) -
     failure(409, "Conflict", msg, Some(&d))
 }
 
-/// The Status a successful DELETE answers for resources that do not return the object (§1.8).
+/// The Status a successful DELETE answers when the object is not returned (k8s.io/apiserver `pkg/registry/generic/registry/store.go`, `finalizeDelete`).
 pub(crate) fn delete_success(res: &Resource, name: &str, uid: &str) -> Value {
     let d = Details {
         uid: uid.into(),

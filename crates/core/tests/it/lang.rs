@@ -89,7 +89,7 @@ fn seed_story_with_the_retry_fix() {
     assert_eq!(body[2].span.col, 9);
 }
 
-/// Every statement form of §4, in one client.
+/// Every statement form of docs/scenario-language.md, "Client statements", in one client.
 const ALL_STATEMENTS: &str = r#"
 title "every statement"
 about """

@@ -143,7 +143,8 @@ fn body(o: &Outcome) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §1 Error statuses
+// Error statuses (k8s.io/apimachinery `pkg/api/errors/errors.go`, k8s.io/apiserver
+// `pkg/registry/generic/registry/store.go`, `pkg/registry/rest`)
 
 #[test]
 fn s1_2_update_with_stale_rv_is_409_conflict() {
@@ -540,7 +541,7 @@ fn s1_8_delete_success_status() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §2 resourceVersion
+// resourceVersion (k8s.io/apiserver `pkg/storage/etcd3/store.go`, `pkg/registry/generic/registry/store.go`)
 
 #[test]
 fn s2_2_one_global_counter_interleaves_objects() {
@@ -781,7 +782,7 @@ fn validation_name_and_configmap_types() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §3 PATCH
+// PATCH (k8s.io/apiserver `pkg/endpoints/handlers/patch.go`)
 
 #[test]
 fn s3_merge_patch_rv_is_a_precondition_and_without_one_never_conflicts() {
@@ -1007,7 +1008,7 @@ fn s3_strategic_patch_never_stores_a_directive() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §3.1 Server-side apply
+// Server-side apply (k8s.io/apimachinery `pkg/util/managedfields`, sigs.k8s.io/structured-merge-diff)
 
 fn cm_cfg(data: Value) -> Value {
     json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": data})

@@ -60,7 +60,8 @@ fn strict_create_is_the_apiservers_400_with_every_unknown_field_in_document_orde
     );
     assert_eq!(o.revision, None);
     assert!(w.store.objects().next().is_none());
-    // The §7.3 example exactly.
+    // A top-level `spec` in a ConfigMap: the message a real apiserver gives, exactly
+    // (k8s.io/apiserver `pkg/endpoints/handlers/rest.go`, `transformDecodeError`).
     let o = w.send(
         Method::Post,
         &format!("{CM}?fieldValidation=Strict"),

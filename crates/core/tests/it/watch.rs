@@ -445,7 +445,7 @@ fn label_selectors_turn_label_changes_into_added_and_deleted() {
 
 #[test]
 fn parse_watch_reads_kubectls_and_pythons_watch_requests() {
-    // kubectl get cm -w NAME (§6.12).
+    // kubectl get cm -w NAME (a name's watch: cli-runtime `pkg/resource/helper.go`, `WatchSingle`).
     let r = parse_watch("/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dmy-config&resourceVersion=104&watch=true").unwrap();
     assert_eq!(r.resource_version.as_deref(), Some("104"));
     let mut w = World::new(100);

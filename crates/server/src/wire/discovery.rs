@@ -8,7 +8,8 @@
 use super::{Reply, Served};
 use serde_json::{json, Value};
 
-/// The aggregated discovery content type kubectl 1.32 asks for first (§3.1).
+/// The aggregated discovery content type kubectl 1.32 asks for first (client-go v0.32
+/// `discovery/discovery_client.go`, `acceptDiscoveryFormats`).
 pub const AGGREGATED_V2: &str =
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 /// The older one, still accepted by client-go 1.32 and served by the 1.32 apiserver.
@@ -162,10 +163,13 @@ pub fn answer_at(
     })
 }
 
-/// `GET /version`, kube-apiserver 1.32's `version.Info` (§3.3). The apiserver writes it
-/// indented (`responsewriters.WriteRawJSON` marshals with two-space indentation). `minor`
-/// `"32"` makes the gcloud dispatcher pick `kubectl.1.32` (§2.3). The build fields are the
-/// probe's (§3.3), with rvlab's version: rvlab is not a Go build of Kubernetes.
+/// `GET /version`, kube-apiserver 1.32's `version.Info` (k8s.io/apimachinery
+/// `pkg/version/types.go`; `kubectl version` reads it through client-go's `ServerVersion`). The
+/// apiserver writes it indented (`responsewriters.WriteRawJSON` marshals with two-space
+/// indentation). `minor` `"32"` makes the Google Cloud SDK's `/usr/bin/kubectl` dispatcher, which
+/// asks `/version` first, pick `kubectl.1.32` (`rvlab_clients::tools`). The build fields are
+/// placeholders in a 1.32 build's shape, with rvlab's version: rvlab is not a Go build of
+/// Kubernetes.
 pub fn version() -> Reply {
     let info = json!({
         "major": "1",
@@ -406,7 +410,7 @@ mod tests {
     use super::*;
     use crate::wire::builtins;
 
-    /// What kubectl 1.32 sends on `/api` and `/apis` (§3.1).
+    /// What kubectl 1.32 sends on `/api` and `/apis` (client-go v0.32 `acceptDiscoveryFormats`).
     const KUBECTL_ACCEPT: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
 
     fn served() -> Vec<Served> {

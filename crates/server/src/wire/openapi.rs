@@ -30,8 +30,9 @@ use sha2::Digest as _;
 /// of the v3 documents is not implemented; kubectl asks for JSON).
 pub fn answer(path: &str, query: Option<&str>, served: &[Served]) -> Option<Reply> {
     if path == "/openapi/v2" {
-        // The real apiserver serves v2, but only as protobuf (client-go `OpenAPISchema` asks
-        // for nothing else); a 404 makes kubectl fall back to its compiled-in types (§4.4).
+        // The real apiserver serves v2, but only as protobuf (client-go
+        // `discovery/discovery_client.go`, `OpenAPISchema`, asks for nothing else); a 404 makes
+        // kubectl fall back to its compiled-in types (k8s.io/kubectl `pkg/cmd/apply/patcher.go`).
         return Some(Reply::page_not_found());
     }
     if path == "/openapi/v3" {

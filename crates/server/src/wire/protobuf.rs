@@ -573,7 +573,7 @@ fn bytes_map(map: BTreeMap<String, Vec<u8>>) -> Value {
 }
 
 /// Inserts `key` when the string is set and not empty (Go's `omitempty`; gogo writes empty
-/// optional strings explicitly, §5.2).
+/// optional strings explicitly, as in k8s.io/apimachinery `pkg/apis/meta/v1/generated.pb.go`).
 fn put_string(map: &mut Map<String, Value>, key: &str, value: Option<String>) {
     if let Some(value) = value.filter(|v| !v.is_empty()) {
         map.insert(key.into(), json!(value));
@@ -964,7 +964,7 @@ mod tests {
     fn meta(name: &str) -> ObjectMeta {
         ObjectMeta {
             name: Some(name.into()),
-            // gogo writes every optional string, empty ones too (§5.2).
+            // gogo writes every optional string, empty ones too (apimachinery's `generated.pb.go`).
             generate_name: Some(String::new()),
             namespace: Some(String::new()),
             self_link: Some(String::new()),

@@ -366,7 +366,7 @@ fn api_resources_from_v2beta1_aggregated_discovery() {
     assert_eq!(paths, ["/api", "/apis"], "{:?}", rig.requests());
 }
 
-/// `kubectl version` reads `/version` (§3.3).
+/// `kubectl version` reads `/version` (client-go `discovery/discovery_client.go`, `ServerVersion`).
 #[test]
 fn version_reports_1_32() {
     if !have_kubectl() {
@@ -552,9 +552,10 @@ const FIXTURE: &str = concat!(
     "/tests/fixtures/kubectl-1.32-create-configmap.pb"
 );
 
-/// `kubectl create configmap` sends protobuf (§5.2): the body is byte for byte the fixture the
-/// unit tests decode (so the fixture is what kubectl really sends), and it decodes to the JSON
-/// object kubectl 1.31 sent as JSON for the same command.
+/// `kubectl create configmap` sends protobuf (client-go v0.32's typed clients prefer it:
+/// `kubernetes/typed/core/v1/configmap.go`, `gentype.PrefersProtobuf`): the body is byte for
+/// byte the fixture the unit tests decode (so the fixture is what kubectl really sends), and it
+/// decodes to the JSON object kubectl 1.31 sent as JSON for the same command.
 #[test]
 fn create_configmap_sends_protobuf_that_decodes() {
     if !have_kubectl() {

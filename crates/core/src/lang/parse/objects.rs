@@ -164,7 +164,7 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// Advances the setup revision counter for one object (§3) and checks `at resourceVersion`.
+    /// Advances the setup revision counter for one object (docs/scenario-language.md, "Top level") and checks `at resourceVersion`.
     pub(super) fn next_revision(&mut self, at: Option<(u64, Span)>, span: Span) -> Option<u64> {
         let _ = span;
         match at {
