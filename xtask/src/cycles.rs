@@ -8,6 +8,10 @@
 //! (`crate::{a, b::c}`) included; test code (`#[cfg(test)]` items, `tests.rs`, `tests/`) and
 //! doc comments do not count. An edge `a::x → a::y` is recorded between the siblings under
 //! the paths' common prefix.
+//!
+//! In `rvlab-core`, whose jobs are layers of modules rather than crates (ARCHITECTURE.md,
+//! "Layers"), the top-level modules' edges must also point down or sideways in
+//! [`CORE_LAYERS`], and every top-level module must have a layer.
 
 use anyhow::{anyhow, Context, Result};
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
@@ -26,6 +30,70 @@ pub const ALLOWED_CYCLES: &[(&str, &str, &str)] = &[(
      `impl World` blocks live by topic in backoff.rs, kubectl.rs and request.rs, whose types \
      (`RetryState`, `Running`, `Transport`) the world holds",
 )];
+
+/// The layers of `rvlab-core`, lowest first (ARCHITECTURE.md, "Layers"): a top-level module
+/// may import the modules of its own layer and of the layers before it, never after.
+pub const CORE_LAYERS: &[(&str, &[&str])] = &[
+    (
+        "helpers",
+        &[
+            "count",
+            "decimal",
+            "fieldpath",
+            "hash",
+            "json",
+            "rng",
+            "sort",
+            "text",
+            "vecmap",
+        ],
+    ),
+    ("apiserver model", &["names", "store", "watch", "yaml"]),
+    ("kubectl model", &["kubectl"]),
+    (
+        "simulator and course",
+        &[
+            "engine",
+            "exercises",
+            "explore",
+            "lang",
+            "lessons",
+            "limits",
+            "run",
+            "schedule",
+            "share",
+            "trace",
+            "view",
+        ],
+    ),
+];
+
+/// The edges of `edges` (top-level module → top-level module) that point up in `layers`, and
+/// the `modules` that have no layer, as messages.
+pub fn layer_problems(
+    layers: &[(&str, &[&str])],
+    modules: &[String],
+    edges: &BTreeSet<(String, String)>,
+) -> Vec<String> {
+    let layer_of = |m: &str| layers.iter().position(|(_, ms)| ms.contains(&m));
+    let mut problems = Vec::new();
+    for m in modules {
+        if layer_of(m).is_none() {
+            problems.push(format!("`{m}` is in no layer (add it to CORE_LAYERS)"));
+        }
+    }
+    for (from, to) in edges {
+        if let (Some(a), Some(b)) = (layer_of(from), layer_of(to)) {
+            if b > a {
+                problems.push(format!(
+                    "`{from}` ({}) imports `{to}` ({}), a layer above it",
+                    layers[a].0, layers[b].0
+                ));
+            }
+        }
+    }
+    problems
+}
 
 /// Checks every crate's `src` under `crates/`, `tests/`, `bench/` and `xtask/`; Ok with a
 /// summary line, or an error naming each cycle.
@@ -48,6 +116,17 @@ pub fn check_workspace() -> Result<String> {
             .and_then(Path::file_name)
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        if name == "core" {
+            let top: Vec<String> = files
+                .iter()
+                .filter(|(_, m)| m.len() == 1)
+                .map(|(_, m)| m[0].clone())
+                .collect();
+            let root_edges = edges.get(&Vec::new()).cloned().unwrap_or_default();
+            for problem in layer_problems(CORE_LAYERS, &top, &root_edges) {
+                found.push(format!("core: {problem}"));
+            }
+        }
         for cycle in cycles(&edges) {
             let parent = cycle[0].rsplit_once("::").map_or("", |(p, _)| p);
             let allowed = ALLOWED_CYCLES
@@ -60,18 +139,21 @@ pub fn check_workspace() -> Result<String> {
     }
     if !found.is_empty() {
         return Err(anyhow!(
-            "import cycles between sibling modules (cut one edge of each; xtask/src/cycles.rs):\n  {}",
+            "import cycles between sibling modules, or core modules importing a layer above \
+             theirs (xtask/src/cycles.rs):\n  {}",
             found.join("\n  ")
         ));
     }
     Ok(format!(
-        "no import cycle between sibling modules in {} crates ({edges_total} edges; allowed: {})",
+        "no import cycle between sibling modules in {} crates ({edges_total} edges; allowed: {}); \
+         the core's {} layers point down",
         srcs.len(),
         ALLOWED_CYCLES
             .iter()
             .map(|(c, p, _)| format!("{c}'s {p}::*"))
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", "),
+        CORE_LAYERS.len()
     ))
 }
 
@@ -338,6 +420,35 @@ mod tests {
             ("s::b", "use super::a::Y;"),
         ]);
         assert_eq!(found, [vec!["s::a".to_string(), "s::b".to_string()]]);
+    }
+
+    #[test]
+    fn a_core_import_up_the_layers_and_a_module_without_a_layer_are_problems() {
+        let layers: &[(&str, &[&str])] = &[("low", &["a"]), ("high", &["b", "c"])];
+        let sources: Vec<(ModPath, String)> = [
+            ("", "pub mod a; pub mod b; pub mod c; pub mod d;"),
+            ("a", "use crate::b::X;"),
+            ("b", "use crate::a::Y; use crate::c::Z;"),
+            ("c", ""),
+            ("d", ""),
+        ]
+        .iter()
+        .map(|(p, t)| (m(p), t.to_string()))
+        .collect();
+        let edges = sibling_edges(&sources).unwrap();
+        let modules: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+        assert_eq!(
+            layer_problems(layers, &modules, &edges[&Vec::new()]),
+            [
+                "`d` is in no layer (add it to CORE_LAYERS)",
+                "`a` (low) imports `b` (high), a layer above it",
+            ]
+        );
+        // Down and sideways are fine.
+        let down: BTreeSet<(String, String)> = [("b", "a"), ("b", "c")]
+            .map(|(x, y)| (x.to_string(), y.to_string()))
+            .into();
+        assert!(layer_problems(layers, &modules[..3], &down).is_empty());
     }
 
     #[test]

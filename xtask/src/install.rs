@@ -241,7 +241,7 @@ fn npm_install(tool: &str, package: &str, version: &str) -> Result<()> {
 }
 
 /// Debian's etcd-server (3.4): the `rvlab serve --etcd` tests start their own members on
-/// loopback (crates/server/tests/it/support/etcd.rs), so the package's own service is not used.
+/// loopback (`rvlab_testkit::etcd`, crates/testkit), so the package's own service is not used.
 pub const ETCD: &str = "/usr/bin/etcd";
 
 fn etcd() -> Result<()> {

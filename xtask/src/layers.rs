@@ -36,9 +36,17 @@ pub const ALLOWED: &[(&str, &[&str])] = &[
     ("rvlab-e2e", &["rvlab-static"]),
     (
         "rvlab-clients",
-        &["rvlab-core", "rvlab-instruments", "rvlab-server"],
+        &[
+            "rvlab-core",
+            "rvlab-instruments",
+            "rvlab-server",
+            "rvlab-testkit",
+        ],
     ),
     ("rvlab-explore-peer", &[]),
+    // What tests and benchmarks share (real etcd clusters): used by tests/clients' benchmark
+    // and as a dev-dependency.
+    ("rvlab-testkit", &[]),
 ];
 
 /// The pure crates: no I/O, clock, threads or runtime (ARCHITECTURE.md, "Invariants").

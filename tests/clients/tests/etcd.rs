@@ -2,9 +2,6 @@
 //! etcd-server, started here on loopback) are one API server, so a client of one sees etcd's
 //! resourceVersions and gets the apiserver's 409 for a write made through the other.
 
-#[path = "../../../crates/server/tests/it/support/etcd.rs"]
-mod cluster;
-
 use anyhow::Result;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams};
@@ -12,6 +9,7 @@ use kube::{Client, Config};
 use rvlab_clients::lab::lesson;
 use rvlab_clients::python::{PAUSE_AFTER_FIRST_READ, SEED_LOOP};
 use rvlab_clients::Lab;
+use rvlab_testkit::etcd as cluster;
 use std::time::Duration;
 
 /// The apiserver's optimistic-lock message (k8s.io/apiserver `pkg/registry/generic/registry/store.go`).

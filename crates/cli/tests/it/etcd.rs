@@ -4,10 +4,7 @@
 //! conflict is the apiserver's 409, and stopping etcd members, the leader or a server loses
 //! nothing acknowledged.
 
-#[path = "../../../server/tests/it/support/etcd.rs"]
-mod cluster;
-
-use cluster::Cluster;
+use rvlab_testkit::etcd::{self as cluster, Cluster};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;

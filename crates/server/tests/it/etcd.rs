@@ -7,10 +7,10 @@ use crate::support;
 use rvlab_core::engine::{Transport, World};
 use rvlab_core::store::{Actor, Env, Method, Outcome, Request, Response, Store};
 use rvlab_server::{spawn, Handle, Options};
+use rvlab_testkit::etcd::Cluster;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use support::etcd::Cluster;
 
 fn on_etcd(cluster: &Cluster, setup: Option<&str>) -> Handle {
     spawn(Options {

@@ -10,15 +10,12 @@
 //!
 //! Each figure is the median over `--runs` runs; the ratio is raw etcd over the server (the
 //! server's overhead). The counts are checked at the end (no increment lost); nothing here
-//! asserts a time. The etcd member comes from the server tests' `cluster` module
-//! (`crates/server/tests/it/support/etcd.rs`, included by path).
-
-#[path = "../../../../crates/server/tests/it/support/etcd.rs"]
-mod cluster;
+//! asserts a time. The etcd member comes from `rvlab_testkit::etcd`.
 
 use anyhow::{bail, Context, Result};
 use rvlab_clients::http::AsyncHttp;
 use rvlab_clients::median;
+use rvlab_testkit::etcd as cluster;
 use serde_json::{json, Value};
 use std::time::Instant;
 

@@ -3,7 +3,6 @@
 
 #![allow(dead_code)]
 
-pub mod etcd;
 pub mod live;
 
 use rvlab_server::{spawn, Handle, Options};

@@ -1,9 +1,6 @@
 //! Real etcd clusters on loopback for the `--etcd` tests: Debian's `etcd-server` (3.4), which
 //! `cargo xtask test` installs. Each member gets free ports and its own data directory under a
-//! fresh temporary directory; dropping the cluster kills every member. Self-contained: the
-//! CLI's tests include it too (`crates/cli/tests/it/etcd.rs`) and the benchmark (`rvlab-etcd-bench`), each using a part.
-
-#![allow(dead_code)]
+//! fresh temporary directory; dropping the cluster kills every member.
 
 use serde_json::Value;
 use std::net::{SocketAddr, TcpListener};
