@@ -119,9 +119,23 @@ struct Checked {
     has_solution: bool,
 }
 
+/// The course folder and the names of its files ([`list_dir`]), read once.
+struct Folder<'a> {
+    dir: &'a Path,
+    names: Vec<String>,
+}
+
+impl Folder<'_> {
+    /// A file of the folder as the messages name it (the folder joined with its name).
+    fn shown(&self, name: &str) -> String {
+        self.dir.join(name).display().to_string()
+    }
+}
+
+/// Checks the course in `dir` and everything the build needs, reporting every problem, and
+/// writes the pack only when there is none (see the module docs).
 fn build(dir: &Path, out: &Path, page: Option<&Path>) -> u8 {
     let mut p = Problems::default();
-    let shown = |name: &str| dir.join(name).display().to_string();
     let names = match list_dir(dir) {
         Ok(n) => n,
         Err(e) => {
@@ -132,159 +146,12 @@ fn build(dir: &Path, out: &Path, page: Option<&Path>) -> u8 {
             return EXIT_FAILED;
         }
     };
-    let folder = folder_name(dir);
+    let folder = Folder { dir, names };
 
-    // The course file.
-    let mut course_file = course::CourseFile::default();
-    let mut course_text = String::new();
-    if names.iter().any(|n| n == COURSE_FILE) {
-        match std::fs::read_to_string(dir.join(COURSE_FILE)) {
-            Err(e) => p.error(format!(
-                "{}: error: cannot read it: {e}",
-                shown(COURSE_FILE)
-            )),
-            Ok(text) => {
-                match read_course_file(&text) {
-                    Ok(c) => course_file = c,
-                    Err(errors) => {
-                        for e in &errors {
-                            p.error(format!(
-                                "{}:{}: error: {}",
-                                shown(COURSE_FILE),
-                                e.line,
-                                e.message
-                            ));
-                        }
-                        // The other lines still say something: check the files they list.
-                        let kept: Vec<&str> = text
-                            .lines()
-                            .enumerate()
-                            .map(|(i, l)| {
-                                if errors.iter().any(|e| e.line == i + 1) {
-                                    ""
-                                } else {
-                                    l
-                                }
-                            })
-                            .collect();
-                        course_file = read_course_file(&kept.join("\n")).unwrap_or_default();
-                    }
-                }
-                course_text = text;
-            }
-        }
-    }
-    let title = course_file.title.clone().unwrap_or_else(|| folder.clone());
-    let id = course_file.id.clone().unwrap_or_else(|| id_from(&folder));
-    let builtin = course_file.builtin.unwrap_or(true);
-
-    // The exercise files, in course order.
-    let is_exercise = |n: &String| n.ends_with(".rvl") && !n.ends_with(".solution.rvl");
-    let files: Vec<String> = if course_file.files.is_empty() {
-        names.iter().filter(|n| is_exercise(n)).cloned().collect()
-    } else {
-        for f in &course_file.files {
-            if !names.contains(f) {
-                let line = course_text
-                    .lines()
-                    .position(|l| l.trim() == f)
-                    .map_or(0, |i| i + 1);
-                p.error(format!(
-                    "{}:{line}: error: there is no file `{f}` in {}",
-                    shown(COURSE_FILE),
-                    dir.display()
-                ));
-            }
-        }
-        for n in names.iter().filter(|n| is_exercise(n)) {
-            if !course_file.files.contains(n) {
-                eprintln!(
-                    "{}: warning: it is not listed in {}, so it is not in the course",
-                    shown(n),
-                    shown(COURSE_FILE)
-                );
-            }
-        }
-        course_file
-            .files
-            .iter()
-            .filter(|f| names.contains(f))
-            .cloned()
-            .collect()
-    };
-    for n in names.iter().filter(|n| n.ends_with(".solution.rvl")) {
-        let exercise = format!("{}.rvl", n.trim_end_matches(".solution.rvl"));
-        if !names.contains(&exercise) {
-            eprintln!(
-                "{}: warning: there is no exercise {exercise} for this reference solution",
-                shown(n)
-            );
-        }
-    }
-    if files.is_empty() && p.errors == 0 {
-        p.error(format!(
-            "{}: error: the course has no exercises (files NAME.rvl)",
-            dir.display()
-        ));
-    }
-    if files.len() > MAX_EXERCISES {
-        p.error(format!(
-            "{}: error: the course has {} exercises; a course has at most {MAX_EXERCISES}",
-            dir.display(),
-            files.len()
-        ));
-    }
-
-    // Each exercise.
-    let mut checked: Vec<Checked> = Vec::new();
-    let mut seen: Vec<(String, String)> = Vec::new(); // (exercise id, file)
-    for file in &files {
-        let path = shown(file);
-        let Some(text) = read_text(&path, &mut p) else {
-            continue;
-        };
-        let ex: Exercise = match exercises::parse(&text) {
-            Ok(ex) => ex,
-            Err(diags) => {
-                eprintln!("{}", render_all(&diags, &path, &text));
-                p.error(format!("{path}: error: it is not a valid exercise"));
-                continue;
-            }
-        };
-        if let Some((_, other)) = seen.iter().find(|(i, _)| *i == ex.id) {
-            p.error(format!(
-                "{path}: error: its exercise id `{}` is {}'s too (ids must differ in a course)",
-                ex.id,
-                shown(other)
-            ));
-        } else {
-            seen.push((ex.id.clone(), file.clone()));
-        }
-        let sol_name = solution_file(file);
-        let solution = if names.contains(&sol_name) {
-            match read_text(&shown(&sol_name), &mut p) {
-                Some(s) => Some(s),
-                None => continue,
-            }
-        } else {
-            eprintln!(
-                "{path}: warning: no reference solution ({sol_name}): the build cannot check that the exercise can be solved"
-            );
-            None
-        };
-        let problems = course::check(&ex, solution.as_deref());
-        let ok = problems.is_empty();
-        for problem in problems {
-            p.error(format!("{path}: error: {problem}"));
-        }
-        if ok {
-            checked.push(Checked {
-                file: file.clone(),
-                text,
-                has_solution: solution.is_some(),
-            });
-        }
-    }
+    let (course_file, course_text) = read_course(&folder, &mut p);
+    let Heading { title, id, builtin } = heading(&course_file, dir);
+    let files = exercise_files(&folder, &course_file, &course_text, &mut p);
+    let checked = check_exercises(&folder, &files, &mut p);
 
     // The page and the place to write.
     let page_dir = page.unwrap_or(Path::new("dist"));
@@ -303,15 +170,255 @@ fn build(dir: &Path, out: &Path, page: Option<&Path>) -> u8 {
         "course \"{title}\" (id {id}): {} exercises checked, {solutions} with a reference solution",
         checked.len()
     );
+    let json = course_json(&title, &id, builtin, &checked);
+    let Some(pages) = pages else {
+        return EXIT_FAILED;
+    };
+    write_and_say(page_dir, out, &pages, &title, &json)
+}
+
+/// What the pack says of the course besides its exercises.
+struct Heading {
+    title: String,
+    id: String,
+    /// Whether the built-in course is shown beside it.
+    builtin: bool,
+}
+
+/// The course's title and id, the `course` file's or else from the folder's name, and
+/// whether the built-in course is shown beside it (it is unless the file says `builtin hide`).
+fn heading(course_file: &course::CourseFile, dir: &Path) -> Heading {
+    let folder = folder_name(dir);
+    Heading {
+        title: course_file.title.clone().unwrap_or_else(|| folder.clone()),
+        id: course_file.id.clone().unwrap_or_else(|| id_from(&folder)),
+        builtin: course_file.builtin.unwrap_or(true),
+    }
+}
+
+/// The course as the page reads it ([`course::to_json`]): the checked exercises' files and
+/// starting texts, in course order.
+fn course_json(title: &str, id: &str, builtin: bool, checked: &[Checked]) -> String {
     let list: Vec<(String, String)> = checked
         .iter()
         .map(|c| (c.file.clone(), c.text.clone()))
         .collect();
-    let json = course::to_json(&title, &id, builtin, &list);
-    let Some(pages) = pages else {
-        return EXIT_FAILED;
+    course::to_json(title, id, builtin, &list)
+}
+
+/// The `course` file and its text (both empty without one). An unreadable file is an error;
+/// so is each bad line, and the other lines still count (see [`read_course_lines`]).
+fn read_course(folder: &Folder, p: &mut Problems) -> (course::CourseFile, String) {
+    let mut course_file = course::CourseFile::default();
+    let mut course_text = String::new();
+    if folder.names.iter().any(|n| n == COURSE_FILE) {
+        match std::fs::read_to_string(folder.dir.join(COURSE_FILE)) {
+            Err(e) => p.error(format!(
+                "{}: error: cannot read it: {e}",
+                folder.shown(COURSE_FILE)
+            )),
+            Ok(text) => {
+                course_file = read_course_lines(folder, &text, p);
+                course_text = text;
+            }
+        }
+    }
+    (course_file, course_text)
+}
+
+/// The `course` file's text read: each line with an error is reported (`course:LINE: error:`)
+/// and read as blank, so the other lines still say something and the files they list are
+/// checked.
+fn read_course_lines(folder: &Folder, text: &str, p: &mut Problems) -> course::CourseFile {
+    match read_course_file(text) {
+        Ok(c) => c,
+        Err(errors) => {
+            for e in &errors {
+                p.error(format!(
+                    "{}:{}: error: {}",
+                    folder.shown(COURSE_FILE),
+                    e.line,
+                    e.message
+                ));
+            }
+            // The other lines still say something: check the files they list.
+            let kept: Vec<&str> = text
+                .lines()
+                .enumerate()
+                .map(|(i, l)| {
+                    if errors.iter().any(|e| e.line == i + 1) {
+                        ""
+                    } else {
+                        l
+                    }
+                })
+                .collect();
+            read_course_file(&kept.join("\n")).unwrap_or_default()
+        }
+    }
+}
+
+/// Whether a file of the folder is an exercise (`NAME.rvl`, not a reference solution).
+fn is_exercise(name: &str) -> bool {
+    name.ends_with(".rvl") && !name.ends_with(".solution.rvl")
+}
+
+/// The exercise files, in course order: the `course` file's list ([`listed_files`]), or
+/// without one every exercise by name. Warns of a reference solution without its exercise;
+/// a course without exercises (when nothing else is wrong) or with more than
+/// [`MAX_EXERCISES`] is an error.
+fn exercise_files(
+    folder: &Folder,
+    course_file: &course::CourseFile,
+    course_text: &str,
+    p: &mut Problems,
+) -> Vec<String> {
+    let files: Vec<String> = if course_file.files.is_empty() {
+        folder
+            .names
+            .iter()
+            .filter(|n| is_exercise(n))
+            .cloned()
+            .collect()
+    } else {
+        listed_files(folder, course_file, course_text, p)
     };
-    match write_pack(page_dir, out, &pages, &title, &json) {
+    for n in folder.names.iter().filter(|n| n.ends_with(".solution.rvl")) {
+        let exercise = format!("{}.rvl", n.trim_end_matches(".solution.rvl"));
+        if !folder.names.contains(&exercise) {
+            eprintln!(
+                "{}: warning: there is no exercise {exercise} for this reference solution",
+                folder.shown(n)
+            );
+        }
+    }
+    if files.is_empty() && p.errors == 0 {
+        p.error(format!(
+            "{}: error: the course has no exercises (files NAME.rvl)",
+            folder.dir.display()
+        ));
+    }
+    if files.len() > MAX_EXERCISES {
+        p.error(format!(
+            "{}: error: the course has {} exercises; a course has at most {MAX_EXERCISES}",
+            folder.dir.display(),
+            files.len()
+        ));
+    }
+    files
+}
+
+/// The files the `course` file lists that are in the folder, in its order: a listed file that
+/// is not there is an error (at its line), an exercise it does not list a warning (it is not
+/// in the course).
+fn listed_files(
+    folder: &Folder,
+    course_file: &course::CourseFile,
+    course_text: &str,
+    p: &mut Problems,
+) -> Vec<String> {
+    for f in &course_file.files {
+        if !folder.names.contains(f) {
+            let line = course_text
+                .lines()
+                .position(|l| l.trim() == f)
+                .map_or(0, |i| i + 1);
+            p.error(format!(
+                "{}:{line}: error: there is no file `{f}` in {}",
+                folder.shown(COURSE_FILE),
+                folder.dir.display()
+            ));
+        }
+    }
+    for n in folder.names.iter().filter(|n| is_exercise(n)) {
+        if !course_file.files.contains(n) {
+            eprintln!(
+                "{}: warning: it is not listed in {}, so it is not in the course",
+                folder.shown(n),
+                folder.shown(COURSE_FILE)
+            );
+        }
+    }
+    course_file
+        .files
+        .iter()
+        .filter(|f| folder.names.contains(f))
+        .cloned()
+        .collect()
+}
+
+/// Each exercise checked in course order ([`check_exercise`]); returns those that checked out.
+fn check_exercises(folder: &Folder, files: &[String], p: &mut Problems) -> Vec<Checked> {
+    let mut checked: Vec<Checked> = Vec::new();
+    let mut seen: Vec<(String, String)> = Vec::new(); // (exercise id, file)
+    for file in files {
+        if let Some(c) = check_exercise(folder, file, &mut seen, p) {
+            checked.push(c);
+        }
+    }
+    checked
+}
+
+/// One exercise: it reads and parses (a parse error is shown as `rvlab check` shows it), its
+/// id is no earlier exercise's (`seen`), and [`course::check`] finds no problem with it and its
+/// reference solution (without one, a warning: the build cannot check that it can be solved).
+/// `None` when it has a problem, or its solution cannot be read.
+fn check_exercise(
+    folder: &Folder,
+    file: &str,
+    seen: &mut Vec<(String, String)>,
+    p: &mut Problems,
+) -> Option<Checked> {
+    let path = folder.shown(file);
+    let text = read_text(&path, p)?;
+    let ex: Exercise = match exercises::parse(&text) {
+        Ok(ex) => ex,
+        Err(diags) => {
+            eprintln!("{}", render_all(&diags, &path, &text));
+            p.error(format!("{path}: error: it is not a valid exercise"));
+            return None;
+        }
+    };
+    if let Some((_, other)) = seen.iter().find(|(i, _)| *i == ex.id) {
+        p.error(format!(
+            "{path}: error: its exercise id `{}` is {}'s too (ids must differ in a course)",
+            ex.id,
+            folder.shown(other)
+        ));
+    } else {
+        seen.push((ex.id.clone(), file.to_string()));
+    }
+    let sol_name = solution_file(file);
+    let solution = if folder.names.contains(&sol_name) {
+        Some(read_text(&folder.shown(&sol_name), p)?)
+    } else {
+        eprintln!(
+            "{path}: warning: no reference solution ({sol_name}): the build cannot check that the exercise can be solved"
+        );
+        None
+    };
+    let problems = course::check(&ex, solution.as_deref());
+    let ok = problems.is_empty();
+    for problem in problems {
+        p.error(format!("{path}: error: {problem}"));
+    }
+    ok.then(|| Checked {
+        file: file.to_string(),
+        text,
+        has_solution: solution.is_some(),
+    })
+}
+
+/// Writes the pack ([`write_pack`]) and says what it wrote and how to host it, or why it could
+/// not (then no page of it is in place).
+fn write_and_say(
+    page_dir: &Path,
+    out: &Path,
+    pages: &[(&'static str, String)],
+    title: &str,
+    json: &str,
+) -> u8 {
+    match write_pack(page_dir, out, pages, title, json) {
         Ok(copied) => {
             let names: Vec<String> = pages
                 .iter()

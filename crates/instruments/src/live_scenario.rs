@@ -727,7 +727,8 @@ fn is_kubectl(r: &LiveRequest) -> bool {
     r.program == "kubectl" || r.command.is_some() || r.session.is_some()
 }
 
-/// The scenario text of a history (see [`Live::scenario`]).
+/// The scenario text of a history (see [`Live::scenario`]): its units, given to clients, then
+/// written as the header, the setup, the clients and the schedule.
 fn save(
     recorded: &[&LiveRequest],
     objects: &[&Value],
@@ -735,7 +736,24 @@ fn save(
     dropped: u64,
     shared: bool,
 ) -> String {
-    // Units in the order of their first request: each kubectl invocation, each other request.
+    let clients = Clients::assign(units(recorded), recorded.len());
+    let mut out = header(recorded, dropped, shared, !clients.list.is_empty());
+    push_setup(&mut out, objects, revision);
+    clients.push_text(&mut out);
+    if out.len() > MAX_SOURCE_BYTES {
+        out.insert_str(
+            0,
+            &format!("# This text is larger than the {MAX_SOURCE_BYTES} bytes a scenario may be: cut it before running it.\n"),
+        );
+    }
+    out
+}
+
+/// The history as units (see [`Unit`]), in the order of their first request, each with that
+/// request's index and its program: each kubectl invocation (its requests grouped by program
+/// and `Kubectl-Session`; a request without a session is an invocation of its own) and each
+/// other request.
+fn units(recorded: &[&LiveRequest]) -> Vec<(usize, String, Unit)> {
     let mut units: Vec<(usize, String, Unit)> = Vec::new();
     let mut sessions: Vec<(String, Vec<(usize, &LiveRequest)>)> = Vec::new();
     for (i, r) in recorded.iter().enumerate() {
@@ -760,74 +778,136 @@ fn save(
         units.push((reqs[0].0, reqs[0].1.program.clone(), kubectl_unit(reqs)));
     }
     rvlab_core::sort::sort_by_key(&mut units, |(i, _, _)| *i);
+    units
+}
 
-    let mut clients: Vec<Client> = Vec::new();
-    let mut taken: Vec<String> = Vec::new();
-    let mut steps: Vec<Option<(u32, usize)>> = vec![None; recorded.len()];
-    let mut pending: Vec<(String, Vec<String>)> = Vec::new();
-    let mut left_out: Vec<String> = Vec::new();
-    for (first, program, unit) in units {
-        let last = unit.steps.iter().map(|(i, _)| *i).max().unwrap_or(first);
-        if unit.statements == 0 {
-            // Comments only: into the program's latest client, or held for its first one.
-            match clients.iter_mut().rev().find(|c| c.program == program) {
-                Some(c) => c.lines.extend(unit.lines),
-                None => match pending.iter_mut().find(|(p, _)| *p == program) {
-                    Some((_, l)) => l.extend(unit.lines),
-                    None => pending.push((program, unit.lines)),
-                },
-            }
-            continue;
+/// The clients of the saved scenario, filled unit by unit in history order (see the module
+/// docs), with what does not go into a client.
+struct Clients {
+    /// The clients, in the order they were opened.
+    list: Vec<Client>,
+    /// The client names given so far.
+    taken: Vec<String>,
+    /// Each request's schedule step: its client and how many steps it takes.
+    steps: Vec<Option<(u32, usize)>>,
+    /// Comments of programs that have no client yet, by program.
+    pending: Vec<(String, Vec<String>)>,
+    /// The units of programs past [`MAX_CLIENTS`], as comments.
+    left_out: Vec<String>,
+}
+
+impl Clients {
+    /// The units given to clients, for a history of `requests` requests.
+    fn assign(units: Vec<(usize, String, Unit)>, requests: usize) -> Clients {
+        let mut clients = Clients {
+            list: Vec::new(),
+            taken: Vec::new(),
+            steps: vec![None; requests],
+            pending: Vec::new(),
+            left_out: Vec::new(),
+        };
+        for (first, program, unit) in units {
+            clients.add(first, program, unit);
         }
-        let usable = clients.iter().position(|c| {
+        clients
+    }
+
+    /// One unit, whose first request is the history's `first`: comments only go with the
+    /// program's other comments; statements into the program's client when it can take them,
+    /// else into a new one (or among the left out, past [`MAX_CLIENTS`]).
+    fn add(&mut self, first: usize, program: String, unit: Unit) {
+        if unit.statements == 0 {
+            self.hold_comments(program, unit.lines);
+            return;
+        }
+        let index = match self.usable(first, &program, &unit) {
+            Some(ci) => ci,
+            None => {
+                if self.list.len() as u32 >= MAX_CLIENTS {
+                    self.left_out.push(format!("# {program}:"));
+                    self.left_out
+                        .extend(unit.lines.iter().map(|l| format!("#     {l}")));
+                    return;
+                }
+                self.open(first, &program)
+            }
+        };
+        self.fill(index, first, unit);
+    }
+
+    /// Comments only: into the program's latest client, or held for its first one.
+    fn hold_comments(&mut self, program: String, lines: Vec<String>) {
+        match self.list.iter_mut().rev().find(|c| c.program == program) {
+            Some(c) => c.lines.extend(lines),
+            None => match self.pending.iter_mut().find(|(p, _)| *p == program) {
+                Some((_, l)) => l.extend(lines),
+                None => self.pending.push((program, lines)),
+            },
+        }
+    }
+
+    /// The program's client that can take the unit: it has not stopped, its last request came
+    /// before the unit's first (it does not overlap), and it stays within
+    /// [`MAX_STATEMENTS_PER_CLIENT`].
+    fn usable(&self, first: usize, program: &str, unit: &Unit) -> Option<usize> {
+        self.list.iter().position(|c| {
             c.program == program
                 && c.stop.is_none()
                 && (c.last < first || c.statements == 0)
                 && c.statements + unit.statements <= MAX_STATEMENTS_PER_CLIENT
+        })
+    }
+
+    /// A new client for `program`, starting with the comment that says why there is one
+    /// (see [`Clients::opening_lines`]); returns its index.
+    fn open(&mut self, first: usize, program: &str) -> usize {
+        let name = client_name(program, &self.taken);
+        self.taken.push(name.clone());
+        let lines = self.opening_lines(first, program, &name);
+        self.list.push(Client {
+            name,
+            program: program.to_string(),
+            lines,
+            statements: 0,
+            last: first,
+            stop: None,
         });
-        let index = match usable {
-            Some(ci) => ci,
+        self.list.len() - 1
+    }
+
+    /// The first lines of a new client named `name`: a program's first client names the
+    /// program (when its name differs) and takes the comments held for it; a later one says
+    /// why the program goes on in another client (a failure, an overlap, the statement limit).
+    fn opening_lines(&mut self, first: usize, program: &str, name: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        let previous = self.list.iter().rev().find(|c| c.program == program);
+        match previous {
             None => {
-                if clients.len() as u32 >= MAX_CLIENTS {
-                    left_out.push(format!("# {program}:"));
-                    left_out.extend(unit.lines.iter().map(|l| format!("#     {l}")));
-                    continue;
+                if name != program {
+                    lines.push(format!("# {program}"));
                 }
-                let name = client_name(&program, &taken);
-                taken.push(name.clone());
-                let mut lines = Vec::new();
-                let previous = clients.iter().rev().find(|c| c.program == program);
-                match previous {
-                    None => {
-                        if name != program {
-                            lines.push(format!("# {program}"));
-                        }
-                        if let Some(k) = pending.iter().position(|(p, _)| *p == program) {
-                            lines.extend(pending.remove(k).1);
-                        }
-                    }
-                    Some(Client { stop: Some(why), .. }) => lines.push(format!(
-                        "# {program}, after its {why}: a scripted client stops at an error, {program} went on"
-                    )),
-                    Some(p) if p.last >= first => lines.push(format!(
-                        "# {program}, a command that ran while another one of {program} was still running"
-                    )),
-                    Some(_) => lines.push(format!(
-                        "# {program}, continued (a client has at most {MAX_STATEMENTS_PER_CLIENT} statements)"
-                    )),
+                if let Some(k) = self.pending.iter().position(|(p, _)| *p == program) {
+                    lines.extend(self.pending.remove(k).1);
                 }
-                clients.push(Client {
-                    name,
-                    program: program.clone(),
-                    lines,
-                    statements: 0,
-                    last: first,
-                    stop: None,
-                });
-                clients.len() - 1
             }
-        };
-        let c = &mut clients[index];
+            Some(Client { stop: Some(why), .. }) => lines.push(format!(
+                "# {program}, after its {why}: a scripted client stops at an error, {program} went on"
+            )),
+            Some(p) if p.last >= first => lines.push(format!(
+                "# {program}, a command that ran while another one of {program} was still running"
+            )),
+            Some(_) => lines.push(format!(
+                "# {program}, continued (a client has at most {MAX_STATEMENTS_PER_CLIENT} statements)"
+            )),
+        }
+        lines
+    }
+
+    /// The unit into client `index`: its lines and statements, where it stops, and its
+    /// requests' schedule steps.
+    fn fill(&mut self, index: usize, first: usize, unit: Unit) {
+        let last = unit.steps.iter().map(|(i, _)| *i).max().unwrap_or(first);
+        let c = &mut self.list[index];
         c.lines.extend(unit.lines);
         c.statements += unit.statements;
         c.last = c.last.max(last);
@@ -837,13 +917,58 @@ fn save(
             c.stop = Some(why);
         }
         for (i, n) in unit.steps {
-            if let Some(s) = steps.get_mut(i) {
+            if let Some(s) = self.steps.get_mut(i) {
                 *s = Some((index as u32, n));
             }
         }
     }
 
-    // The header.
+    /// The clients, the comments of programs that sent no statement, the left out units and
+    /// the schedule, as text.
+    fn push_text(&self, out: &mut String) {
+        for c in &self.list {
+            out.push_str(&format!("\nclient {}:\n", c.name));
+            for l in &c.lines {
+                out.push_str("    ");
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+        for (program, lines) in &self.pending {
+            out.push_str(&format!("\n# {program} sent no statement:\n"));
+            for l in lines {
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+        if !self.left_out.is_empty() {
+            out.push_str(&format!(
+                "\n# Not replayed: a scenario has at most {MAX_CLIENTS} clients.\n"
+            ));
+            for l in &self.left_out {
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+        let order: Vec<u32> = self
+            .steps
+            .iter()
+            .flatten()
+            .flat_map(|(c, k)| std::iter::repeat_n(*c, *k))
+            .collect();
+        if !self.list.is_empty() {
+            out.push_str(&format!(
+                "\nschedule {}\n",
+                string(&rvlab_core::schedule::format_token(&order))
+            ));
+        }
+    }
+}
+
+/// The header: how many requests by which programs, what the history may lack (other
+/// servers' writes, the requests it let go of), that the schedule is the recorded order (when
+/// there are clients), and the title.
+fn header(recorded: &[&LiveRequest], dropped: u64, shared: bool, has_clients: bool) -> String {
     let mut programs: Vec<&str> = Vec::new();
     for r in recorded {
         if !programs.contains(&r.program.as_str()) {
@@ -872,7 +997,7 @@ fn save(
             if dropped == 1 { "" } else { "s" }
         ));
     }
-    if !clients.is_empty() {
+    if has_clients {
         out.push_str("# `rvlab run` replays the requests in the recorded order (its schedule).\n");
     }
     out.push_str(&format!(
@@ -882,8 +1007,12 @@ fn save(
             if n == 1 { "" } else { "s" }
         ))
     ));
+    out
+}
 
-    // The setup, in revision order.
+/// The setup: the start objects in revision order, after a comment when the store's counter
+/// was beyond the last object's revision (a scenario cannot advance it without an object).
+fn push_setup(out: &mut String, objects: &[&Value], revision: u64) {
     let mut objs: Vec<&Value> = objects.to_vec();
     let rv = |o: &Value| {
         o["metadata"]["resourceVersion"]
@@ -910,50 +1039,6 @@ fn save(
             out.push('\n');
         }
     }
-
-    // The clients.
-    for c in &clients {
-        out.push_str(&format!("\nclient {}:\n", c.name));
-        for l in &c.lines {
-            out.push_str("    ");
-            out.push_str(l);
-            out.push('\n');
-        }
-    }
-    for (program, lines) in &pending {
-        out.push_str(&format!("\n# {program} sent no statement:\n"));
-        for l in lines {
-            out.push_str(l);
-            out.push('\n');
-        }
-    }
-    if !left_out.is_empty() {
-        out.push_str(&format!(
-            "\n# Not replayed: a scenario has at most {MAX_CLIENTS} clients.\n"
-        ));
-        for l in &left_out {
-            out.push_str(l);
-            out.push('\n');
-        }
-    }
-    let order: Vec<u32> = steps
-        .iter()
-        .flatten()
-        .flat_map(|(c, k)| std::iter::repeat_n(*c, *k))
-        .collect();
-    if !clients.is_empty() {
-        out.push_str(&format!(
-            "\nschedule {}\n",
-            string(&rvlab_core::schedule::format_token(&order))
-        ));
-    }
-    if out.len() > MAX_SOURCE_BYTES {
-        out.insert_str(
-            0,
-            &format!("# This text is larger than the {MAX_SOURCE_BYTES} bytes a scenario may be: cut it before running it.\n"),
-        );
-    }
-    out
 }
 
 #[cfg(test)]

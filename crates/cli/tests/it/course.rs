@@ -655,3 +655,220 @@ fn exercise_link_refuses_what_is_not_an_exercise_or_too_long() {
     assert_eq!(rvlab(&["exercise", "--help"]).status.code(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_problems_are_reported_in_course_order_exactly() {
+    let root = temp_dir("course-order");
+    let dir = course_dir(&root);
+    let shown = |f: &str| dir.join(f).display().to_string();
+    // A bad line and a missing file in the course file; c-retry.rvl left out of it.
+    std::fs::write(
+        dir.join("course"),
+        "title \"T\"\nbuiltin maybe\nb-conflict.rvl\nmissing.rvl\na-counter.rvl\nd-dup.rvl\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("orphan.solution.rvl"), "").expect("write");
+    std::fs::write(
+        dir.join("b-conflict.rvl"),
+        "client a:\n    o = get configmap/c\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("a-counter.solution.rvl"),
+        format!("#{}\n", "x".repeat(70_000)),
+    )
+    .expect("write");
+    let counter = std::fs::read_to_string(dir.join("a-counter.rvl")).expect("read");
+    std::fs::write(dir.join("d-dup.rvl"), &counter).expect("write");
+    let out = dir.join("site");
+    let nope = root.join("nope");
+    let o = rvlab(&[
+        "course",
+        "build",
+        s(&dir),
+        "--out",
+        s(&out),
+        "--page",
+        s(&nope),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "");
+    let d = dir.display();
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "{course}:2: error: `builtin` is `builtin beside` (the built-in course is shown too) or `builtin hide`\n\
+             {course}:4: error: there is no file `missing.rvl` in {d}\n\
+             {retry}: warning: it is not listed in {course}, so it is not in the course\n\
+             {orphan}: warning: there is no exercise orphan.rvl for this reference solution\n\
+             {conflict}:1:1: error: this scenario is not an exercise: it has no `exercise \"ID\"` line\n  |\n1 | client a:\n  | ^\n  = hint: start the file with `exercise \"my-exercise\"` and a `goal` line\n\n\
+             {conflict}: error: it is not a valid exercise\n\
+             {counter_sol}: error: it is 70002 bytes; an exercise has at most 65536 (the editor's limit)\n\
+             {dup}: error: its exercise id `my-counter` is {counter}'s too (ids must differ in a course)\n\
+             {dup}: warning: no reference solution (d-dup.solution.rvl): the build cannot check that the exercise can be solved\n\
+             error: no release page at {nope}: give the folder `cargo xtask dist` writes (or a copy of the deployed page)\n\
+             error: --out {out}: it overlaps the course folder {d} (the pack must not hold the solutions): write it elsewhere\n\
+             course \"T\" (id week-3): 7 error(s); nothing written\n",
+            course = shown("course"),
+            retry = shown("c-retry.rvl"),
+            orphan = shown("orphan.solution.rvl"),
+            conflict = shown("b-conflict.rvl"),
+            counter_sol = shown("a-counter.solution.rvl"),
+            counter = shown("a-counter.rvl"),
+            dup = shown("d-dup.rvl"),
+            nope = nope.display(),
+            out = out.display(),
+        )
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_course_folder_that_cannot_be_read_is_an_error() {
+    let root = temp_dir("course-nodir");
+    let dir = root.join("nothing-here");
+    let o = rvlab(&["course", "build", s(&dir), "--out", s(&root.join("site"))]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "");
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "error: cannot read the course folder {}: No such file or directory (os error 2)\n",
+            dir.display()
+        )
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn an_unreadable_course_file_is_an_error_and_every_exercise_is_checked() {
+    let root = temp_dir("course-badfile");
+    let dir = course_dir(&root);
+    let page = page_dir(&root);
+    std::fs::write(dir.join("course"), b"title \"\xff\"\n").expect("write");
+    // An exercise without a solution is still checked and warned about.
+    std::fs::remove_file(dir.join("c-retry.solution.rvl")).expect("rm");
+    let out = root.join("site");
+    let o = rvlab(&[
+        "course",
+        "build",
+        s(&dir),
+        "--out",
+        s(&out),
+        "--page",
+        s(&page),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "");
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "{}: error: cannot read it: stream did not contain valid UTF-8\n\
+             {}: warning: no reference solution (c-retry.solution.rvl): the build cannot check that the exercise can be solved\n\
+             course \"week-3\" (id week-3): 1 error(s); nothing written\n",
+            dir.join("course").display(),
+            dir.join("c-retry.rvl").display()
+        )
+    );
+    assert!(!out.exists());
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn more_exercises_than_a_course_may_have_is_an_error() {
+    let root = temp_dir("course-many");
+    let dir = root.join("many");
+    std::fs::create_dir_all(&dir).expect("dir");
+    for k in 0..201 {
+        std::fs::write(dir.join(format!("{k:03}.rvl")), "").expect("write");
+    }
+    let page = page_dir(&root);
+    let o = rvlab(&[
+        "course",
+        "build",
+        s(&dir),
+        "--out",
+        s(&root.join("site")),
+        "--page",
+        s(&page),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with(&format!(
+            "{}: error: the course has 201 exercises; a course has at most 200\n{}:1:1: error: ",
+            dir.display(),
+            dir.join("000.rvl").display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("course \"many\" (id many): 202 error(s); nothing written\n"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_pack_that_cannot_be_written_is_an_error_after_the_checks() {
+    let root = temp_dir("course-unwritable");
+    let dir = course_dir(&root);
+    let page = page_dir(&root);
+    std::fs::write(root.join("a-file"), "").expect("write");
+    let out = root.join("a-file").join("site");
+    let o = rvlab(&[
+        "course",
+        "build",
+        s(&dir),
+        "--out",
+        s(&out),
+        "--page",
+        s(&page),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "course \"Week 3 <OCC> & more\" (id week-3): 3 exercises checked, 3 with a reference solution\n"
+    );
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "error: cannot create {}: File exists (os error 17); the pack at {} is not written (an earlier pack's pages are unchanged)\n",
+            root.join("a-file").display(),
+            out.display()
+        )
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_built_pack_says_what_it_wrote_exactly() {
+    let root = temp_dir("course-said");
+    let dir = course_dir(&root);
+    let page = page_dir(&root);
+    let out = root.join("site");
+    let o = rvlab(&[
+        "course",
+        "build",
+        s(&dir),
+        "--out",
+        s(&out),
+        "--page",
+        s(&page),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "course \"Week 3 <OCC> & more\" (id week-3): 3 exercises checked, 3 with a reference solution\n\
+             wrote {} and {} (the page with the course) and 3 other file(s) copied from {}\n\
+             host {} like the release page (docs/deploy.md)\n",
+            out.join("index.html").display(),
+            out.join("kubectl.html").display(),
+            page.display(),
+            out.display()
+        )
+    );
+    assert_eq!(stderr(&o), "");
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -366,9 +366,14 @@ fn an_empty_history_saves_the_setup_only() {
 /// Serves `requests` as the server does (each through the store, recorded with its program)
 /// and returns the history.
 fn served(requests: &[(&str, Request)]) -> (Live, Store) {
+    served_keeping(requests, 100)
+}
+
+/// [`served`] keeping at most `max_steps` of the history.
+fn served_keeping(requests: &[(&str, Request)], max_steps: usize) -> (Live, Store) {
     let mut store = Store::new();
     let mut rng = Rng::new(3);
-    let mut live = Live::new(&store, "test", 100, usize::MAX);
+    let mut live = Live::new(&store, "test", max_steps, usize::MAX);
     for (program, request) in requests {
         let before = live.before(&store, request);
         let actor = Actor {
@@ -571,4 +576,193 @@ fn a_history_shared_with_other_servers_says_their_writes_are_not_in_it() {
         "{text}"
     );
     assert!(!parse(&text).has_errors(), "{text}");
+}
+
+#[test]
+fn the_saved_text_of_real_programs_is_exactly_this() {
+    // Comments held for a program's first client and for one that never sends a statement, a
+    // comment into a program's latest client, a client after a 409, one dropped request.
+    let cms = "/api/v1/namespaces/default/configmaps";
+    let cm = "/api/v1/namespaces/default/configmaps/app";
+    let put = |rv: &str, k: &str| {
+        request(
+            Method::Put,
+            cm,
+            Some("application/json"),
+            Some(
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "app", "resourceVersion": rv}, "data": {"k": k}}),
+            ),
+        )
+    };
+    let requests = [
+        (
+            "python",
+            request(
+                Method::Post,
+                cms,
+                Some("application/json"),
+                Some(
+                    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "app"}, "data": {"k": "0"}}),
+                ),
+            ),
+        ),
+        ("kube-rs", request(Method::Get, cms, None, None)),
+        (
+            "kube-rs",
+            request(Method::Get, &format!("{cms}?watch=true"), None, None),
+        ),
+        ("9watcher", request(Method::Get, cms, None, None)),
+        ("python", request(Method::Get, cm, None, None)),
+        ("python", request(Method::Get, cms, None, None)),
+        ("kube-rs", request(Method::Get, cm, None, None)),
+        ("python", put("1", "1")),
+        ("python", put("1", "2")),
+        ("python", request(Method::Get, cm, None, None)),
+    ];
+    let (live, _) = served_keeping(&requests, 9);
+    let text = live.scenario();
+    let want = r#"# Saved from rvlab serve: 9 requests by 3 clients (kube-rs, 9watcher, python).
+# The history had let go of the 1 request before these: it starts from the state after them.
+# `rvlab run` replays the requests in the recorded order (its schedule).
+title "Saved from rvlab serve (9 requests)"
+
+object configmap/app at resourceVersion 1:
+    data = {"k":"0"}
+
+client python:
+    obj = get configmap/app
+    # GET /api/v1/namespaces/default/configmaps (a LIST: not a statement)
+    obj = {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"app","resourceVersion":"1"},"data":{"k":"1"}}
+    update obj
+    obj = {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"app","resourceVersion":"1"},"data":{"k":"2"}}
+    update obj
+    # a scripted client stops here: 409 (PUT /api/v1/namespaces/default/configmaps/app)
+
+client kube_rs:
+    # kube-rs
+    # GET /api/v1/namespaces/default/configmaps (a LIST: not a statement)
+    # GET /api/v1/namespaces/default/configmaps (a watch: not a statement)
+    obj = get configmap/app
+
+client python_2:
+    # python, after its 409 (PUT /api/v1/namespaces/default/configmaps/app): a scripted client stops at an error, python went on
+    obj = get configmap/app
+
+# 9watcher sent no statement:
+# GET /api/v1/namespaces/default/configmaps (a LIST: not a statement)
+
+schedule "aba4c"
+"#;
+    assert_eq!(text, want, "{text}");
+    let (replayed, _) = replay(&text);
+    assert_eq!(
+        replayed,
+        recorded(&live)
+            .into_iter()
+            .filter(|s| !(s.0 == "GET" && s.1 == cms))
+            .collect::<Vec<_>>(),
+        "{text}"
+    );
+}
+
+#[test]
+fn one_request_is_one_and_at_most_max_clients_get_a_client() {
+    let cms = "/api/v1/namespaces/default/configmaps";
+    let text = served(&[("python", request(Method::Get, cms, None, None))])
+        .0
+        .scenario();
+    assert_eq!(
+        text,
+        r#"# Saved from rvlab serve: 1 request by 1 client (python).
+title "Saved from rvlab serve (1 request)"
+
+# python sent no statement:
+# GET /api/v1/namespaces/default/configmaps (a LIST: not a statement)
+"#,
+        "{text}"
+    );
+    // 27 programs: the 27th's request is a comment at the end.
+    let programs: Vec<String> = (0..27).map(|k| format!("p{k}")).collect();
+    let requests: Vec<(&str, Request)> = programs
+        .iter()
+        .map(|p| {
+            (
+                p.as_str(),
+                request(Method::Get, &format!("{cms}/{p}"), None, None),
+            )
+        })
+        .collect();
+    let text = served(&requests).0.scenario();
+    let mut want = format!(
+        "# Saved from rvlab serve: 27 requests by 27 clients ({}).\n\
+         # `rvlab run` replays the requests in the recorded order (its schedule).\n\
+         title \"Saved from rvlab serve (27 requests)\"\n",
+        programs.join(", ")
+    );
+    for p in &programs[..26] {
+        want.push_str(&format!(
+            "\nclient {p}:\n    obj = get configmap/{p}\n    # a scripted client stops here: 404 (GET {cms}/{p})\n"
+        ));
+    }
+    want.push_str(
+        "\n# Not replayed: a scenario has at most 26 clients.\n# p26:\n#     obj = get configmap/p26\n\nschedule \"abcdefghijklmnopqrstuvwxyz\"\n",
+    );
+    assert_eq!(text, want);
+}
+
+#[test]
+fn a_program_with_more_statements_than_a_client_may_have_goes_on_in_another() {
+    let cm = "/api/v1/namespaces/default/configmaps/app";
+    // A create and 200 reads: 201 statements.
+    let create = request(
+        Method::Post,
+        "/api/v1/namespaces/default/configmaps",
+        Some("application/json"),
+        Some(json!({"metadata": {"name": "app"}})),
+    );
+    let requests: Vec<(&str, Request)> = std::iter::once(("python", create))
+        .chain((0..200).map(|_| ("python", request(Method::Get, cm, None, None))))
+        .collect();
+    let text = served_keeping(&requests, 300).0.scenario();
+    assert!(
+        text.starts_with(
+            "# Saved from rvlab serve: 201 requests by 1 client (python).\n\
+             # `rvlab run` replays the requests in the recorded order (its schedule).\n\
+             title \"Saved from rvlab serve (201 requests)\"\n\nclient python:\n    create configmap/app {}\n    obj = get configmap/app\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            "    obj = get configmap/app\n\nclient python_2:\n    # python, continued (a client has at most 200 statements)\n    obj = get configmap/app\n\nschedule \"a200b\"\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.matches("obj = get configmap/app\n").count(), 200);
+}
+
+#[test]
+fn a_text_larger_than_a_scenario_may_be_says_so_first() {
+    let cms = "/api/v1/namespaces/default/configmaps";
+    let big = "x".repeat(70_000);
+    let (live, _) = served(&[(
+        "python",
+        request(
+            Method::Post,
+            cms,
+            Some("application/json"),
+            Some(json!({"metadata": {"name": "big"}, "data": {"k": big}})),
+        ),
+    )]);
+    let text = live.scenario();
+    assert!(
+        text.starts_with(
+            "# This text is larger than the 65536 bytes a scenario may be: cut it before running it.\n\
+             # Saved from rvlab serve: 1 request by 1 client (python).\n\
+             # `rvlab run` replays the requests in the recorded order (its schedule).\n\
+             title \"Saved from rvlab serve (1 request)\"\n\nclient python:\n    create configmap/big {\"data\":{\"k\":\"xxx"
+        ),
+        "{}",
+        &text[..300]
+    );
 }
