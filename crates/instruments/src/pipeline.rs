@@ -561,3 +561,432 @@ impl Lab {
         traced
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interfere::{InterferenceSettings, Policy, ScenarioFile, INTERFERER};
+    use crate::stale::StaleReadSettings;
+    use rvlab_core::store::Method;
+    use serde_json::json;
+
+    const CM: &str = "/api/v1/namespaces/default/configmaps";
+    const SETUP: &str = "object configmap/x at resourceVersion 100:\n    data.x = \"initial\"\n";
+
+    fn store_of(text: &str) -> Store {
+        let parsed = rvlab_core::lang::parse(text);
+        let scenario = parsed.scenario.expect("parses");
+        let mut store = rvlab_core::engine::World::new(&scenario, 0)
+            .expect("sets up")
+            .store;
+        store.set_strict_namespaces(true);
+        store
+    }
+
+    fn lab() -> Lab {
+        Lab::new(store_of(SETUP), Rng::new(7), "test", 1 << 20)
+    }
+
+    /// The `n`-th millisecond of the server's life.
+    fn at(n: u64) -> Clock {
+        Clock {
+            now_ms: 1_000_000 + n,
+            elapsed: Duration::from_millis(n),
+        }
+    }
+
+    fn key(name: &str) -> UrlTarget {
+        UrlTarget::Object((
+            String::new(),
+            "configmaps".into(),
+            "default".into(),
+            name.into(),
+        ))
+    }
+
+    /// A request of the program `who` (its User-Agent's product, no `fieldManager` sent), as
+    /// the server hands it over: a write names `who` as its manager, as `handler` does.
+    fn asked(
+        who: &str,
+        method: Method,
+        path_q: &str,
+        target: UrlTarget,
+        body: Option<Value>,
+    ) -> Asked {
+        let pairs: Vec<(String, String)> = path_q
+            .split_once('?')
+            .map(|(_, q)| {
+                q.split('&')
+                    .filter_map(|kv| kv.split_once('='))
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let writes = matches!(method, Method::Post | Method::Put | Method::Patch);
+        let path = if writes {
+            let sep = if path_q.contains('?') { '&' } else { '?' };
+            format!("{path_q}{sep}fieldManager={who}")
+        } else {
+            path_q.to_string()
+        };
+        let content_type = match (method, &body) {
+            (_, None) => None,
+            (Method::Patch, Some(_)) => Some("application/merge-patch+json".to_string()),
+            (_, Some(_)) => Some("application/json".to_string()),
+        };
+        Asked {
+            request: Request {
+                method,
+                path,
+                content_type: content_type.clone(),
+                body,
+            },
+            target,
+            path_q: path_q.into(),
+            pairs,
+            name: who.into(),
+            program: who.into(),
+            sent_type: content_type,
+            kubectl_command: None,
+            kubectl_session: None,
+            table: false,
+        }
+    }
+
+    fn get(lab: &mut Lab, who: &str, name: &str, n: u64) -> Served {
+        lab.serve(
+            asked(who, Method::Get, &format!("{CM}/{name}"), key(name), None),
+            at(n),
+        )
+    }
+
+    fn steps(lab: &Lab) -> Vec<Value> {
+        lab.trace.document()["steps"].as_array().cloned().unwrap()
+    }
+
+    fn rv(body: &Value) -> &str {
+        body["metadata"]["resourceVersion"].as_str().unwrap_or("")
+    }
+
+    fn programs(lab: &Lab) -> Vec<String> {
+        lab.live.recorded().map(|r| r.program.clone()).collect()
+    }
+
+    #[test]
+    fn a_create_then_a_stale_update_is_answered_409_and_traced_and_live() {
+        let mut lab = lab();
+        let y = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "y", "namespace": "default"}, "data": {"k": "1"}});
+        let created = lab.serve(
+            asked(
+                "alice",
+                Method::Post,
+                CM,
+                UrlTarget::Collection(String::new(), "configmaps".into(), Some("default".into())),
+                Some(y),
+            ),
+            at(1),
+        );
+        assert_eq!(created.outcome.response.code, 201);
+        assert_eq!(created.outcome.revision, Some(101));
+        assert!(created.io.revision_moved);
+        assert_eq!(created.io.trace_lines.len(), 1);
+        assert_eq!(created.io.live_events.len(), 1);
+        // bob reads y at 101; alice changes it (102); bob's update from 101 is refused.
+        let read = get(&mut lab, "bob", "y", 2);
+        assert_eq!(read.outcome.response.code, 200);
+        assert!(!read.io.revision_moved);
+        let mut copy = read.outcome.response.body.clone();
+        assert_eq!(rv(&copy), "101");
+        let patched = lab.serve(
+            asked(
+                "alice",
+                Method::Patch,
+                &format!("{CM}/y"),
+                key("y"),
+                Some(json!({"data": {"k": "2"}})),
+            ),
+            at(3),
+        );
+        assert_eq!(patched.outcome.revision, Some(102));
+        copy["data"]["k"] = json!("from-bob");
+        let put = lab.serve(
+            asked("bob", Method::Put, &format!("{CM}/y"), key("y"), Some(copy)),
+            at(4),
+        );
+        assert_eq!(put.outcome.response.code, 409);
+        assert_eq!(put.outcome.response.body["reason"], "Conflict");
+        assert_eq!(put.outcome.revision, None);
+        assert!(!put.io.revision_moved);
+        assert_eq!(lab.store.revision(), 102);
+        // The trace: four steps in the store's order, the path as sent, the clock the server's.
+        let steps = steps(&lab);
+        assert_eq!(steps.len(), 4);
+        let last = &steps[3];
+        assert_eq!(last["index"], 3);
+        assert_eq!(last["client"], "bob");
+        assert_eq!(last["statement"], format!("PUT {CM}/y"));
+        assert_eq!(last["request"]["path"], format!("{CM}/y"));
+        assert_eq!(last["request"]["content_type"], "application/json");
+        assert_eq!(last["response"]["code"], 409);
+        assert_eq!(last["revision"], Value::Null);
+        assert_eq!(last["clock_ms"], 4.0);
+        assert_eq!(last["line"], Value::Null);
+        assert_eq!(steps[0]["response"]["code"], 201);
+        assert_eq!(steps[0]["revision"], 101);
+        // The I/O handed back is the trace's own text, line for line.
+        assert_eq!(put.io.trace_lines, vec![last.to_string()]);
+        // The live view has every request, in order; bob observed 101 of y.
+        assert_eq!(programs(&lab), ["alice", "bob", "alice", "bob"]);
+        assert_eq!(
+            lab.observed.get(
+                "bob",
+                &("".into(), "configmaps".into(), "default".into(), "y".into())
+            ),
+            101
+        );
+        assert!(lab.customs.is_empty());
+    }
+
+    #[test]
+    fn the_interferer_writes_first_and_is_traced_before_the_request() {
+        let mut lab = lab();
+        lab.interferer =
+            Some(Interferer::new(InterferenceSettings::new(Policy::ReadWrite)).unwrap());
+        let read = get(&mut lab, "bob", "x", 1);
+        assert_eq!(
+            read.io.trace_lines.len(),
+            1,
+            "a read is not interfered with"
+        );
+        let mut copy = read.outcome.response.body.clone();
+        copy["data"]["x"] = json!("from-bob");
+        let put = lab.serve(
+            asked("bob", Method::Put, &format!("{CM}/x"), key("x"), Some(copy)),
+            at(2),
+        );
+        // The interferer's write (101) came first: bob's update from 100 is a conflict.
+        assert_eq!(put.outcome.response.code, 409);
+        assert_eq!(lab.store.revision(), 101);
+        assert!(put.io.revision_moved);
+        assert_eq!(put.io.trace_lines.len(), 2);
+        assert_eq!(put.io.live_events.len(), 2);
+        let steps = steps(&lab);
+        assert_eq!(steps.len(), 3);
+        let inj = &steps[1];
+        assert_eq!(inj["index"], 1);
+        assert_eq!(inj["client"], INTERFERER);
+        assert_eq!(inj["request"]["method"], "PATCH");
+        assert_eq!(inj["revision"], 101);
+        assert_eq!(inj["interference"]["policy"], "read-write");
+        assert_eq!(inj["interference"]["client"], "bob");
+        assert_eq!(inj["interference"]["object"], "configmap/x");
+        assert_eq!(steps[2]["client"], "bob");
+        assert_eq!(steps[2]["response"]["code"], 409);
+        assert!(steps[2].get("interference").is_none());
+        assert_eq!(programs(&lab), ["bob", INTERFERER, "bob"]);
+        let live_inj = lab.live.recorded().nth(1).unwrap();
+        assert_eq!(
+            live_inj.interference.as_ref().unwrap()["policy"],
+            "read-write"
+        );
+        // The store's value carries the interferer's annotation.
+        let x = lab
+            .store
+            .get(
+                &object_of(&("".into(), "configmaps".into(), "default".into(), "x".into()))
+                    .unwrap(),
+            )
+            .unwrap();
+        assert!(
+            x["metadata"]["annotations"]["rvlab.dev/interference"].is_string(),
+            "{x}"
+        );
+    }
+
+    #[test]
+    fn a_dry_run_is_traced_but_not_stored_observed_interfered_with_or_live() {
+        let mut lab = lab();
+        lab.interferer =
+            Some(Interferer::new(InterferenceSettings::new(Policy::ReadWrite)).unwrap());
+        let read = get(&mut lab, "bob", "x", 1);
+        let mut copy = read.outcome.response.body.clone();
+        copy["data"]["x"] = json!("dry");
+        let path = format!("{CM}/x?dryRun=All");
+        let dry = lab.serve(
+            asked("bob", Method::Put, &path, key("x"), Some(copy)),
+            at(2),
+        );
+        assert_eq!(dry.outcome.response.code, 200);
+        assert_eq!(dry.outcome.response.body["data"]["x"], "dry");
+        assert_eq!(lab.store.revision(), 100);
+        assert!(!dry.io.revision_moved);
+        assert!(dry.io.live_events.is_empty());
+        assert_eq!(dry.io.trace_lines.len(), 1, "no interferer step");
+        let steps = steps(&lab);
+        assert_eq!(steps.len(), 2);
+        assert_eq!(steps[1]["request"]["path"], path);
+        assert_eq!(steps[1]["client"], "bob");
+        assert_eq!(programs(&lab), ["bob"]);
+        // A dry-run create: not observed either.
+        let z = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "z", "namespace": "default"}});
+        let coll =
+            UrlTarget::Collection(String::new(), "configmaps".into(), Some("default".into()));
+        let created = lab.serve(
+            asked(
+                "bob",
+                Method::Post,
+                &format!("{CM}?dryRun=All"),
+                coll,
+                Some(z),
+            ),
+            at(3),
+        );
+        assert_eq!(created.outcome.response.code, 201);
+        assert_eq!(get(&mut lab, "bob", "z", 4).outcome.response.code, 404);
+        assert_eq!(
+            lab.observed.get(
+                "bob",
+                &("".into(), "configmaps".into(), "default".into(), "z".into())
+            ),
+            0
+        );
+    }
+
+    #[test]
+    fn a_panic_in_the_store_call_is_a_500_and_the_store_serves_on() {
+        let mut lab = lab();
+        lab.panic_on = Some("boom".into());
+        let boom = get(&mut lab, "bob", "boom", 1);
+        assert_eq!(boom.outcome.response.code, 500);
+        let body = &boom.outcome.response.body;
+        assert_eq!(body["reason"], "InternalError");
+        assert_eq!(body["code"], 500);
+        assert_eq!(body["status"], "Failure");
+        assert!(body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Internal error occurred"));
+        assert_eq!(steps(&lab)[0]["response"]["code"], 500);
+        assert_eq!(programs(&lab), ["bob"]);
+        let patched = lab.serve(
+            asked(
+                "alice",
+                Method::Patch,
+                &format!("{CM}/x"),
+                key("x"),
+                Some(json!({"data": {"x": "after"}})),
+            ),
+            at(2),
+        );
+        assert_eq!(patched.outcome.response.code, 200);
+        assert_eq!(patched.outcome.revision, Some(101));
+        let read = get(&mut lab, "bob", "x", 3);
+        assert_eq!(read.outcome.response.body["data"]["x"], "after");
+        assert_eq!(steps(&lab).len(), 3);
+    }
+
+    #[test]
+    fn stale_reads_answer_from_the_older_state_then_fresh() {
+        let mut lab = lab();
+        lab.stale = Some(
+            KeptStates::new(
+                StaleReadSettings {
+                    writes_behind: 1,
+                    max_stale: 1,
+                },
+                &lab.store,
+            )
+            .unwrap(),
+        );
+        let patched = lab.serve(
+            asked(
+                "alice",
+                Method::Patch,
+                &format!("{CM}/x"),
+                key("x"),
+                Some(json!({"data": {"x": "new"}})),
+            ),
+            at(1),
+        );
+        assert_eq!(patched.outcome.revision, Some(101));
+        assert_eq!(lab.watch_state().map(|(_, rv)| rv), Some(100));
+        let stale = get(&mut lab, "bob", "x", 2);
+        assert_eq!(rv(&stale.outcome.response.body), "100");
+        assert_eq!(stale.outcome.response.body["data"]["x"], "initial");
+        let s = &steps(&lab)[1];
+        assert_eq!(s["response"]["body"]["data"]["x"], "initial");
+        assert_eq!(s["stale_read"]["served_revision"], 100);
+        assert_eq!(s["stale_read"]["current_revision"], 101);
+        assert_eq!(s["stale_read"]["writes_behind"], 1);
+        // The live step carries the stale read; bob observed what he was answered.
+        let live = lab.live.recorded().nth(1).unwrap();
+        assert_eq!(live.interference.as_ref().unwrap()["served_revision"], 100);
+        let x = ("".into(), "configmaps".into(), "default".into(), "x".into());
+        assert_eq!(lab.observed.get("bob", &x), 100);
+        // At most one stale answer for bob on x: then fresh.
+        let fresh = get(&mut lab, "bob", "x", 3);
+        assert_eq!(rv(&fresh.outcome.response.body), "101");
+        assert!(steps(&lab)[2].get("stale_read").is_none());
+        assert_eq!(lab.observed.get("bob", &x), 101);
+    }
+
+    #[test]
+    fn a_scripted_request_is_served_and_traced_before_the_real_one() {
+        let text = "object configmap/x at resourceVersion 100:\n    data.x = \"initial\"\n\nclient alice:\n    obj = get configmap/x\n    obj.data.a = \"from-alice\"\n    update obj\n";
+        let settings = InterferenceSettings::scenario(ScenarioFile {
+            name: "alice.rvl".into(),
+            text: text.into(),
+        });
+        let mut world = Scripted::new(&settings, 1_000_000).unwrap();
+        let store = world.take_store();
+        let rng = world.world().rng.clone();
+        let mut lab = Lab::new(store, rng, "test", 1 << 20);
+        lab.scripted = Some(world);
+        // Before bob's first read: alice's get; before his second: her update (101).
+        let first = get(&mut lab, "bob", "x", 1);
+        assert_eq!(first.io.trace_lines.len(), 2);
+        assert!(!first.io.revision_moved);
+        let second = get(&mut lab, "bob", "x", 2);
+        assert!(second.io.revision_moved);
+        assert_eq!(second.outcome.response.body["data"]["a"], "from-alice");
+        let steps = steps(&lab);
+        assert_eq!(steps.len(), 4);
+        assert_eq!(steps[0]["client"], "alice");
+        assert_eq!(steps[0]["request"]["method"], "GET");
+        assert_eq!(steps[0]["interference"]["client"], "bob");
+        assert!(steps[0]["line"].is_u64());
+        assert_eq!(steps[2]["client"], "alice");
+        assert_eq!(steps[2]["request"]["method"], "PUT");
+        assert_eq!(steps[2]["revision"], 101);
+        assert_eq!(steps[3]["client"], "bob");
+        // The scripted requests are not the live view's (it shows the real clients).
+        assert_eq!(programs(&lab), ["bob", "bob"]);
+        assert_eq!(second.io.live_events.len(), 1);
+    }
+
+    #[test]
+    fn a_refused_request_is_traced_only() {
+        let mut lab = lab();
+        let request = Request {
+            method: Method::Post,
+            path: format!("{CM}?x=1"),
+            content_type: Some("text/plain".into()),
+            body: None,
+        };
+        let response = Response {
+            code: 415,
+            body: json!({"code": 415}),
+        };
+        let io = lab.refused("curl", &request, &response, at(5));
+        assert_eq!(io.trace_lines.len(), 1);
+        assert!(io.live_events.is_empty() && !io.revision_moved);
+        let s = &steps(&lab)[0];
+        assert_eq!(s["client"], "curl");
+        assert_eq!(s["statement"], format!("POST {CM}?x=1"));
+        assert_eq!(s["response"]["code"], 415);
+        assert_eq!(s["clock_ms"], 5.0);
+        assert!(lab.live.is_empty());
+    }
+}
