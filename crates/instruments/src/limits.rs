@@ -8,3 +8,6 @@ pub const LIVE_HISTORY_BYTES: usize = 8 << 20;
 /// The most writes `--stale-reads K` may lag a read behind: the server keeps K + 1 states of
 /// the store (one clone per write), so K is bounded.
 pub const MAX_STALE_READS: u32 = 16;
+/// Distinct client programs (by User-Agent) whose observed revisions are tracked
+/// ([`crate::client::Observed`]); a client beyond it is tracked as having observed nothing.
+pub const MAX_TRACKED_CLIENTS: usize = 1024;

@@ -20,9 +20,36 @@ use crate::interfere::{InterferenceSettings, Policy, ScenarioFile};
 use rvlab_core::engine::{StepRecord, Transport, World, MAX_STEPS};
 use rvlab_core::json::object;
 use rvlab_core::lang::ast::Scenario;
+use rvlab_core::rng::Rng;
 use rvlab_core::schedule::{letter, parse_token};
-use rvlab_core::store::Store;
+use rvlab_core::store::{Actor, Env, Outcome, Request, Store};
+use rvlab_core::watch::WatchCache;
 use serde_json::Value;
+
+/// The server's path to its store for a scripted request: the watch cache (so watchers see
+/// it), the server's clock (timestamps are real, as for every request) and the server's
+/// generator (uids come from one stream, whoever writes).
+pub struct Via<'a> {
+    pub cache: &'a mut WatchCache,
+    pub rng: &'a mut Rng,
+    pub now_ms: u64,
+}
+
+impl Transport for Via<'_> {
+    fn handle(
+        &mut self,
+        store: &mut Store,
+        request: &Request,
+        actor: &Actor,
+        _world: &mut Env<'_>,
+    ) -> Outcome {
+        let mut env = Env {
+            now_ms: self.now_ms,
+            rng: self.rng,
+        };
+        self.cache.handle(store, request, actor, &mut env)
+    }
+}
 
 /// The scripted world and where it is in its schedule.
 #[derive(Debug, Clone)]

@@ -12,12 +12,21 @@
 //! stale answers per client program and target (an object's path, or a collection's); then
 //! that client reads that target fresh. An answer that is the same as the fresh one (the
 //! target did not change in the last K writes) is served fresh and not counted.
+//!
+//! [`KeptStates`] holds those states (a clone per write) and does the swap: a GET of one object
+//! or of a collection (without `resourceVersionMatch` or `continue`; `resourceVersion=N`, N > 0,
+//! "not older than N", is honoured) is answered by the old state when [`StaleReads::decide`]
+//! says so, and a watch starts from the lagging state ([`KeptStates::watch_state`]).
 
+use crate::client::{query_value, UrlTarget};
 use crate::limits::MAX_STALE_READS;
 use rvlab_core::json::{object, same_value};
-use rvlab_core::store::Response;
+use rvlab_core::rng::Rng;
+use rvlab_core::store::{Actor, Env, Method, Outcome, Request, Response, Store};
 use rvlab_core::vecmap::VecMap;
 use serde_json::Value;
+use std::collections::VecDeque;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// The settings of stale reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,6 +225,121 @@ impl StaleReads {
             on_target,
             why,
         })
+    }
+}
+
+/// The store's last K + 1 states and the decisions of stale reads (`--stale-reads K`).
+#[derive(Debug, Clone)]
+pub struct KeptStates {
+    reads: StaleReads,
+    /// The last K + 1 states, oldest first, the current one last.
+    states: VecDeque<Store>,
+}
+
+/// A GET the current store answered, as [`KeptStates::instead`] weighs it.
+#[derive(Debug, Clone, Copy)]
+pub struct Fresh<'a> {
+    pub target: &'a UrlTarget,
+    /// The path without its query.
+    pub path: &'a str,
+    pub pairs: &'a [(String, String)],
+    /// The client's program.
+    pub program: &'a str,
+    pub request: &'a Request,
+    pub actor: &'a Actor,
+    /// The current store (after the request).
+    pub store: &'a Store,
+    /// The generator a stale answer is computed with (a copy is used: nothing is drawn).
+    pub rng: &'a Rng,
+    pub now_ms: u64,
+}
+
+impl KeptStates {
+    /// Keeps `store` (the state after the setup) as the first state.
+    pub fn new(settings: StaleReadSettings, store: &Store) -> Result<KeptStates, String> {
+        let reads = StaleReads::new(settings)?;
+        Ok(KeptStates {
+            reads,
+            states: VecDeque::from([store.clone()]),
+        })
+    }
+
+    fn writes_behind(&self) -> u32 {
+        self.reads.settings().writes_behind
+    }
+
+    /// After a write: keeps the new state, lets the oldest go beyond K + 1.
+    pub fn wrote(&mut self, store: &Store) {
+        if self.states.back().map(Store::revision) == Some(store.revision()) {
+            return;
+        }
+        self.states.push_back(store.clone());
+        let keep = usize::try_from(self.writes_behind()).unwrap_or(usize::MAX) + 1;
+        while self.states.len() > keep {
+            self.states.pop_front();
+        }
+    }
+
+    fn revisions(&self) -> Vec<u64> {
+        self.states.iter().map(Store::revision).collect()
+    }
+
+    /// The state `not_older_than` allows that lags most (K writes behind, or the oldest kept),
+    /// and how many writes it is behind the current one.
+    fn lagging(&self, not_older_than: u64) -> (&Store, u64) {
+        let i = state_for(&self.revisions(), self.writes_behind(), not_older_than);
+        let behind = self.states.len().saturating_sub(i + 1) as u64;
+        (&self.states[i], behind)
+    }
+
+    /// The state a watch is served from, and its revision.
+    pub fn watch_state(&self) -> (&Store, u64) {
+        let (store, _) = self.lagging(0);
+        (store, store.revision())
+    }
+
+    /// For a GET that `outcome` answered from the current store: replaces it with the old
+    /// state's answer when the rule says so, and returns the trace step's `stale_read` member.
+    pub fn instead(&mut self, read: Fresh<'_>, outcome: &mut Outcome) -> Option<Value> {
+        if read.request.method != Method::Get || matches!(read.target, UrlTarget::Other) {
+            return None;
+        }
+        let value = |k: &str| query_value(read.pairs, k);
+        if value("resourceVersionMatch").is_some() || value("continue").is_some() {
+            return None;
+        }
+        let not_older_than = match value("resourceVersion") {
+            None | Some("") => 0,
+            // An unparseable one is the store's error, answered fresh.
+            Some(rv) => rv.parse::<u64>().ok()?,
+        };
+        let current_revision = read.store.revision();
+        let (old, writes_behind) = self.lagging(not_older_than);
+        if writes_behind == 0 {
+            return None;
+        }
+        let mut old = old.clone();
+        let mut rng = read.rng.clone();
+        let stale = catch_unwind(AssertUnwindSafe(|| {
+            let mut env = Env {
+                now_ms: read.now_ms,
+                rng: &mut rng,
+            };
+            old.handle(read.request, read.actor, &mut env)
+        }))
+        .ok()?;
+        let path = read.path;
+        let decided = self.reads.decide(&Read {
+            client: read.program,
+            target: path.strip_suffix("/status").unwrap_or(path),
+            fresh: &outcome.response,
+            stale: &stale.response,
+            served_revision: old.revision(),
+            current_revision,
+            writes_behind,
+        })?;
+        *outcome = stale;
+        Some(decided.to_json())
     }
 }
 

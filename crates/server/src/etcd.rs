@@ -550,7 +550,7 @@ pub(crate) async fn serve(
         let mut outcome = {
             let mut st = shared.lock();
             let now = crate::now_ms();
-            crate::reply::guarded(|| {
+            rvlab_instruments::pipeline::guarded(|| {
                 let mut env = Env {
                     now_ms: now,
                     rng: &mut st.rng,

@@ -1,7 +1,9 @@
 //! `rvlab serve`: an HTTP server on loopback that speaks enough of the Kubernetes REST API for
 //! the real kubectl 1.32, the Python client and kube-rs, answered by `rvlab-core`'s store (one
 //! serialised, linearizable state). This crate is transport only: the apiserver's rules are
-//! the core's (`rvlab_core::store`), the wire formats of discovery, OpenAPI and protobuf are in
+//! the core's (`rvlab_core::store`), the order a request is served in (interference, stale
+//! reads, the books, the trace, the live view) is the instruments' request pipeline
+//! (`rvlab_instruments::pipeline`), the wire formats of discovery, OpenAPI and protobuf are in
 //! [`wire`]. docs/serve.md.
 //!
 //! - [`serve`] runs a server until a future completes; [`bind`] + [`Server::run`] do the same
@@ -11,13 +13,14 @@
 //! Module map:
 //! - `http`: the accept loop, the connection limit, per-connection bounds, graceful shutdown;
 //!   [`limits`]: every bound, once;
-//! - `handler`: one request: route, read and decode the body, name the client, serve it under
-//!   the lock, record the step; `reply`: answers as HTTP (JSON, Tables, the 500 of a panic);
+//! - `handler`: one request as HTTP: route, read and decode the body, name the client, call
+//!   the instruments' pipeline (`rvlab_instruments::pipeline::Lab`, the state under the lock)
+//!   and do the I/O it returns; `reply`: answers as HTTP (JSON, Tables);
 //! - `body`: media types and decoding (JSON, YAML, protobuf), the HTTP layer's Status bodies;
-//! - `client`: client names and the revisions each program observed;
+//! - `client`: what a URL addresses and its query's pairs (names and observed revisions are
+//!   the instruments');
 //! - `watch`: watch streams; `live`: the live view's event stream and Save as scenario;
-//!   [`page`]: the page at `/`; `trace`: the steps (`/rvlab/v1/trace`, `--trace`);
-//! - `stale`: `--stale-reads K`'s kept states; `scripted`: `--interfere scenario FILE`'s world;
+//!   [`page`]: the page at `/`; `trace`: `--trace FILE`'s writer thread;
 //! - `etcd`: `--etcd`, etcd's v3 JSON gateway and the apiserver's GuaranteedUpdate;
 //! - `kubeconfig`: the kubeconfig written for clients; [`wire`]: discovery, OpenAPI, protobuf.
 
@@ -31,8 +34,6 @@ pub mod limits;
 mod live;
 pub mod page;
 mod reply;
-mod scripted;
-mod stale;
 mod trace;
 mod watch;
 pub mod wire;
@@ -41,6 +42,7 @@ pub use limits::Limits;
 
 use rvlab_core::rng::Rng;
 use rvlab_core::store::{Store, EPOCH_UNIX_SECONDS};
+use rvlab_instruments::pipeline::{Clock, Io, Lab};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -102,46 +104,26 @@ pub fn write_kubeconfig(path: &std::path::Path, addr: SocketAddr) -> anyhow::Res
 /// `rvlab serve`'s default address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8001";
 
-/// The one serialised state: every request takes the lock once, for the whole store
-/// operation, so requests are linearizable in lock order.
-pub(crate) struct State {
-    pub store: Store,
-    pub rng: Rng,
-    pub observed: client::Observed,
-    pub trace: trace::Trace,
-    /// Every request goes through it, so watches see every write.
-    pub cache: rvlab_core::watch::WatchCache,
-    /// The custom resources served (plural, group): the scenario's, and any a write created.
-    pub customs: std::collections::BTreeSet<(String, String)>,
-    /// `--interfere POLICY`: fed every write before the store serves it (`handler`).
-    pub interferer: Option<rvlab_instruments::interfere::Interferer>,
-    /// The live view's history (`GET /rvlab/v1/live`).
-    pub live: rvlab_instruments::live::Live,
-    /// `--stale-reads K`: the last K + 1 states and the core's decisions (`stale`).
-    pub stale: Option<stale::KeptStates>,
-    /// `--interfere scenario FILE`: the scripted world, one request before each real one
-    /// (`scripted`).
-    pub scripted: Option<rvlab_instruments::scripted::Scripted>,
-}
-
-impl State {
-    /// What discovery and OpenAPI describe: the built-in resources and the custom ones.
-    pub fn served(&self) -> Vec<wire::Served> {
-        let mut v = wire::builtins();
-        for (plural, group) in &self.customs {
-            let res = rvlab_core::store::Resource::Custom {
-                plural: plural.clone(),
-                group: group.clone(),
-            };
-            v.push(wire::Served::custom(plural, group, &res.kind()));
-        }
-        v
+/// What discovery and OpenAPI describe: the built-in resources and the custom ones.
+pub(crate) fn served(lab: &Lab) -> Vec<wire::Served> {
+    let mut v = wire::builtins();
+    for (plural, group) in &lab.customs {
+        let res = rvlab_core::store::Resource::Custom {
+            plural: plural.clone(),
+            group: group.clone(),
+        };
+        v.push(wire::Served::custom(plural, group, &res.kind()));
     }
+    v
 }
 
 /// What every connection shares.
 pub(crate) struct Shared {
-    state: Mutex<State>,
+    /// The one serialised state (the instruments' pipeline): every request takes the lock
+    /// once, for the whole store operation, so requests are linearizable in lock order.
+    state: Mutex<Lab>,
+    /// `--trace FILE`'s writer (`trace`).
+    pub trace_file: Option<trace::TraceFile>,
     pub limits: Limits,
     pub started: Instant,
     /// Open watches (bounded by `Limits::max_watchers`).
@@ -158,21 +140,46 @@ pub(crate) struct Shared {
     pub page: Option<PathBuf>,
     /// `--etcd`: the cluster the objects live in (`etcd`); `None`, the model's store.
     pub(crate) etcd: Option<etcd::Etcd>,
-    /// A fault for tests of the safety net, from the environment variable [`PANIC_ON_VAR`]: a
-    /// store call for a request whose path contains this text panics under the lock.
-    pub panic_on: Option<String>,
 }
 
 /// The environment variable that makes `rvlab serve` panic in the store call of a request
 /// whose path contains its value (a fault for tests: the panic must become a 500 `InternalError`
-/// and the server must go on serving, in the release binary too; docs/serve.md).
-pub const PANIC_ON_VAR: &str = "RVLAB_TEST_PANIC_ON";
+/// and the server must go on serving, in the release binary too; docs/serve.md). Read into
+/// the pipeline's `Lab::panic_on`.
+pub use rvlab_instruments::pipeline::PANIC_ON_VAR;
 
 impl Shared {
     /// The state, even after a panic under the lock (the store is a value; a panic in
-    /// `Store::handle` is caught before it could leave the lock poisoned, see `handler`).
-    pub fn lock(&self) -> MutexGuard<'_, State> {
+    /// `Store::handle` is caught before it could leave the lock poisoned: the pipeline's
+    /// `guarded`).
+    pub fn lock(&self) -> MutexGuard<'_, Lab> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A request's time: the wall clock and the time since the server started.
+    pub fn clock(&self) -> Clock {
+        Clock {
+            now_ms: now_ms(),
+            elapsed: self.started.elapsed(),
+        }
+    }
+
+    /// Does the I/O a served request asks for (call under the lock, with the state `lab`, so
+    /// the trace file's lines and the live events go out in the store's order): the trace
+    /// lines to `--trace FILE`, the live events to the viewers, the store's revision to the
+    /// watchers if it moved.
+    pub fn publish(&self, lab: &Lab, io: Io) {
+        if let Some(file) = &self.trace_file {
+            for line in io.trace_lines {
+                file.append(line);
+            }
+        }
+        for event in io.live_events {
+            live::publish(self, event);
+        }
+        if io.revision_moved {
+            self.revision_tx.send_replace(lab.store.revision());
+        }
     }
 }
 
@@ -283,15 +290,7 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
             Rng::new(nanos ^ (u64::from(std::process::id()) << 32))
         }
     };
-    let mut customs: std::collections::BTreeSet<(String, String)> = store
-        .objects()
-        .filter_map(|(r, _)| match &r.resource {
-            rvlab_core::store::Resource::Custom { plural, group } => {
-                Some((plural.clone(), group.clone()))
-            }
-            _ => None,
-        })
-        .collect();
+    let setup_customs = rvlab_instruments::pipeline::customs_of(&store);
     let interferer = match options.interfere.clone() {
         None => None,
         Some(s) if s.policy == rvlab_instruments::interfere::Policy::Scenario => None,
@@ -302,9 +301,10 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
     };
     let stale = match options.stale.clone() {
         None => None,
-        Some(settings) => {
-            Some(stale::KeptStates::new(settings, &store).map_err(|e| anyhow::anyhow!("{e}"))?)
-        }
+        Some(settings) => Some(
+            rvlab_instruments::stale::KeptStates::new(settings, &store)
+                .map_err(|e| anyhow::anyhow!("{e}"))?,
+        ),
     };
     let etcd = match options.etcd.as_deref() {
         None => None,
@@ -329,12 +329,10 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
             .await
             .map_err(|e| anyhow::anyhow!("--etcd: cannot read the registry: {}", e.0))?,
     };
-    for (r, _) in store.objects() {
-        if let rvlab_core::store::Resource::Custom { plural, group } = &r.resource {
-            customs.insert((plural.clone(), group.clone()));
-        }
-    }
-    let trace = trace::Trace::new(options.limits.trace_memory_bytes, options.trace.as_deref())?;
+    let trace_file = match options.trace.as_deref() {
+        None => None,
+        Some(path) => Some(trace::TraceFile::create(path)?),
+    };
     let listener = tokio::net::TcpListener::bind(&options.listen)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", options.listen))?;
@@ -360,28 +358,18 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
     }
     // Names this server instance for the live view (a page that sees another starts over).
     let instance = format!("{}-{}", now_ms(), std::process::id());
-    let mut live = rvlab_instruments::live::Live::new(
-        &store,
-        &instance,
-        rvlab_instruments::limits::LIVE_HISTORY_STEPS,
-        rvlab_instruments::limits::LIVE_HISTORY_BYTES,
-    );
+    let mut lab = Lab::new(store, rng, &instance, options.limits.trace_memory_bytes);
+    lab.customs.extend(setup_customs);
+    lab.interferer = interferer;
+    lab.stale = stale;
+    lab.scripted = scripted;
+    lab.panic_on = std::env::var(PANIC_ON_VAR).ok().filter(|v| !v.is_empty());
     if etcd.is_some() {
-        live.shared_with_other_servers();
+        lab.live.shared_with_other_servers();
     }
     let shared = Arc::new(Shared {
-        state: Mutex::new(State {
-            store,
-            rng,
-            observed: client::Observed::default(),
-            trace,
-            cache: rvlab_core::watch::WatchCache::default(),
-            customs,
-            interferer,
-            live,
-            stale,
-            scripted,
-        }),
+        state: Mutex::new(lab),
+        trace_file,
         limits: options.limits,
         started: Instant::now(),
         watchers: Default::default(),
@@ -390,7 +378,6 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
         revision_rx,
         live_tx: live::channel(),
         live_viewers: Default::default(),
-        panic_on: std::env::var(PANIC_ON_VAR).ok().filter(|v| !v.is_empty()),
         page,
         etcd,
     });

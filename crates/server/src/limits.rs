@@ -42,8 +42,8 @@ pub const MAX_LIVE_VIEWERS: usize = 32;
 pub const BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
 
 /// Distinct clients (by User-Agent) whose observed revisions are tracked; a client beyond it
-/// is tracked as having observed nothing.
-pub const MAX_TRACKED_CLIENTS: usize = 1024;
+/// is tracked as having observed nothing: `rvlab_instruments::limits::MAX_TRACKED_CLIENTS`.
+pub const MAX_TRACKED_CLIENTS: usize = rvlab_instruments::limits::MAX_TRACKED_CLIENTS;
 
 /// `--stale-reads K` lags a read at most this many writes behind (the server keeps K + 1
 /// states of the store): the core's `rvlab_instruments::limits::MAX_STALE_READS`.

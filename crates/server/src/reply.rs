@@ -1,17 +1,14 @@
 //! The server's answers as HTTP: a body with its content type, JSON, the Table a request asks
-//! for, and the 500 a panic in the store becomes. A leaf: every other module may use it.
+//! for. A leaf: every other module may use it.
 
-use crate::body;
 use crate::client::{self, UrlTarget};
 use crate::now_ms;
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::header::{HeaderValue, CONTENT_TYPE};
-use rvlab_core::store::{Outcome, Response};
 use serde_json::Value;
 use std::convert::Infallible;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pub(crate) type Body = BoxBody<Bytes, Infallible>;
 pub(crate) type HttpResponse = hyper::Response<Body>;
@@ -106,21 +103,4 @@ pub(crate) fn table_wanted(
         .and_then(rvlab_core::store::table::IncludeObject::parse)
         .unwrap_or_default();
     Some(TableWanted { resource, include })
-}
-
-/// Runs a store call, catching a panic as the apiserver's 500 (a bug in rvlab).
-pub(crate) fn guarded(serve: impl FnOnce() -> Outcome) -> Outcome {
-    catch_unwind(AssertUnwindSafe(serve)).unwrap_or_else(|_| Outcome {
-        response: Response {
-            code: 500,
-            body: body::status(
-                500,
-                "InternalError",
-                "Internal error occurred: the server failed serving this request (a bug in rvlab: please report it)",
-            ),
-        },
-        revision: None,
-        lost_updates: Vec::new(),
-        warnings: Vec::new(),
-    })
 }

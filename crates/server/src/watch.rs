@@ -17,9 +17,10 @@
 //! - Each watcher has its own task and channel: a slow reader only ever waits for itself; the
 //!   state's lock is never held while sending.
 //! - At most `Limits::max_watchers` at once; one more is the apiserver's 429.
-//! - `--stale-reads K` (`crate::stale`): the stream lags K writes behind: the initial state is
-//!   the old state's and each wake-up delivers the changes up to the old state's revision; once
-//!   no write has come for `Limits::stale_catch_up`, the rest (up to the current revision).
+//! - `--stale-reads K` (`rvlab_instruments::stale::KeptStates`): the stream lags K writes
+//!   behind: the initial state is the old state's and each wake-up delivers the changes up to
+//!   the old state's revision; once no write has come for `Limits::stale_catch_up`, the rest
+//!   (up to the current revision).
 
 use crate::reply::{reply, HttpResponse};
 use crate::Shared;
@@ -121,7 +122,7 @@ pub(crate) fn start(
     let (first, seen, behind) = {
         let st = shared.lock();
         let current = st.store.revision();
-        match crate::stale::watch_state(&st) {
+        match st.watch_state() {
             None => (
                 st.cache.events_since(&st.store, &filter, rv.as_deref()),
                 current,
@@ -201,7 +202,7 @@ pub(crate) fn start(
             let (next, now_seen, behind) = {
                 let mut st = shared.lock();
                 let current = st.store.revision();
-                let until = match crate::stale::watch_state(&st) {
+                let until = match st.watch_state() {
                     Some((_, lagging)) if !fresh => lagging.min(current),
                     _ => current,
                 };
