@@ -9,13 +9,15 @@
 //! - `guards`:  the size rules clippy cannot name, in the page's sources (also part of `test`);
 //! - `layers`:  the allowed crate edges, the pure crates' dependencies, no module cycles, every
 //!   module in its parent's map (also part of `test`);
+//! - `reference [build | start]`: the real kube-apiserver, kubectl and etcd built from the Go
+//!   modules under `reference/` into a cache outside the repository, and run on loopback;
 //! - `schema`:  Kubernetes' schema facts from its Go types into `crates/core/src/store/schema.txt`;
 //! - `size`:    `dist/` against the budget and the committed baseline (also part of `test`);
 //! - `short-names DIR`: short wasm import/export names in a release build (Trunk.toml's hook);
 //! - `hash-assets DIR`: content-hashed names and integrity, the hook's last step.
 //!
 //! Modules: one per command (`install`, `bench`, `guards`, `layers` with `cycles` and `maps`,
-//! `schema`, `size`), `assets` (dist's files: hashed names, `.gz`), `names` (short names) and
+//! `reference`, `schema`, `size`), `assets` (dist's files: hashed names, `.gz`), `names` (short names) and
 //! `util` (running commands).
 //!
 //! Deliberately small (anyhow, flate2, proc-macro2 for the guards' lexer, sha2 + base64 for
@@ -30,6 +32,7 @@ mod install;
 mod layers;
 mod maps;
 mod names;
+mod reference;
 mod schema;
 mod size;
 mod util;
@@ -61,6 +64,14 @@ commands:
                the pure crates reach no runtime, browser or entropy crate, and no sibling
                modules of any crate import each other in a cycle (ARCHITECTURE.md)
   determinism  compare the core's determinism report natively and in wasm32 (Node)
+  reference [build]
+               build kube-apiserver and kubectl (k8s.io/kubernetes) and etcd from the Go
+               modules under reference/ into ~/.cache/rvlab-reference (RVLAB_REFERENCE_DIR),
+               version-stamped; skipped when built and unchanged (needs Go 1.26+)
+  reference start
+               etcd and kube-apiserver on loopback with their own certificates and a token;
+               prints `kubeconfig: PATH` last once /readyz answers; Ctrl-C or SIGTERM stops
+               both
   guards       the page's size rules clippy cannot name (float formatting and parsing, a
                second sort), in the sources of every crate the page links
   schema [--check | --full] [--api DIR] [--apimachinery DIR] [--tag TAG]
@@ -132,6 +143,7 @@ fn real_main() -> Result<()> {
         "guards" => guards::guards(),
         "layers" => layers::layers(),
         "schema" => schema::schema(&args[1..]),
+        "reference" => reference::reference(&args[1..]),
         "size" => size::size(),
         "hash-assets" => match args.get(1) {
             Some(dir) => assets::hash_assets_command(std::path::Path::new(dir)),
