@@ -13,7 +13,13 @@
 //!   custom resources → mismatch 409 → `BeforeUpdate` (uid, creationTimestamp, generation, a Deployment's
 //!   status kept) → validation (422) → generation → ownership → no-op check (200, nothing written) → write (200).
 //! - **DELETE**: DeleteOptions (400 decode, 422 validation; module `options`) → missing (404)
-//!   → preconditions UID then resourceVersion (409, Kind-named) → delete (200 Status Success).
+//!   → preconditions UID then resourceVersion (409, Kind-named) → the garbage collector's
+//!   finalizers (`propagationPolicy`) → with finalizers left: marked as being deleted
+//!   (`deletionTimestamp`, `deletionGracePeriodSeconds: 0`, `generation` + 1; 200 with the
+//!   object; nothing written when already marked) → else deleted (200 Status Success).
+//! - **Deletion through an update**: an update keeps the deletion fields, refuses a new
+//!   finalizer on an object being deleted (422), and deletes the object when it leaves it no
+//!   finalizer (answered as written, at its old resourceVersion).
 //! - **dryRun=All** on any write: the write runs on a copy of the store (module `options`).
 //! - **GET** an object (200 / 404); GET of a collection returns a list. Other method/path
 //!   combinations (POST to a name, PUT to a collection, …) are 405 MethodNotAllowed.
@@ -286,7 +292,7 @@ impl Store {
             _ if cluster => Err(status::method_not_allowed()),
             (Method::Put, Some(name)) => self.do_update(t, name, req, ctx),
             (Method::Patch, Some(name)) => self.do_patch(t, name, req, ctx, env),
-            (Method::Delete, Some(name)) => self.do_delete(t, name, req, ctx.actor),
+            (Method::Delete, Some(name)) => self.do_delete(t, name, req, ctx),
             _ => Err(status::method_not_allowed()),
         };
         result.unwrap_or_else(Outcome::failed)
@@ -384,7 +390,21 @@ impl Store {
             _ => self.objects.contains_key(&r),
         };
         if exists {
-            return Err(status::already_exists(res, &name));
+            let mut err = status::already_exists(res, &name);
+            // `Store.Create` (k8s.io/apiserver `pkg/registry/generic/registry/store.go`) says
+            // why when the object is on its way out.
+            let deleting = self.objects.get(&r).is_some_and(|e| {
+                e.object
+                    .get("metadata")
+                    .and_then(|m| m.get("deletionTimestamp"))
+                    .is_some()
+            });
+            if deleting {
+                if let Some(Value::String(m)) = err.body.get_mut("message") {
+                    *m = format!("object is being deleted: {m}");
+                }
+            }
+            return Err(err);
         }
         let mut obj = meta::canonicalize(res, &obj);
         let managers = fields::after_update(res, &[], None, &obj, &ctx.manager, &ctx.now);
@@ -600,6 +620,21 @@ impl Store {
                 .unwrap_or(Value::Null);
             set_meta(&mut obj, key, v);
         }
+        // BeforeUpdate (k8s.io/apiserver `pkg/registry/rest/update.go`): "an update can never
+        // remove/change a deletion timestamp", nor remove its grace period.
+        let old_meta = old.get("metadata");
+        if let Some(ts) = old_meta.and_then(|m| m.get("deletionTimestamp")) {
+            set_meta(&mut obj, "deletionTimestamp", ts.clone());
+        }
+        if let Some(g) = old_meta.and_then(|m| m.get("deletionGracePeriodSeconds")) {
+            if obj
+                .get("metadata")
+                .and_then(|m| m.get("deletionGracePeriodSeconds"))
+                .is_none()
+            {
+                set_meta(&mut obj, "deletionGracePeriodSeconds", g.clone());
+            }
+        }
         set_meta(&mut obj, "managedFields", Value::Null);
         // PrepareForUpdate: the main resource keeps the old status; the status subresource
         // keeps the old spec and labels.
@@ -640,6 +675,17 @@ impl Store {
             ),
             Ownership::Set(m) => m,
         };
+        if deleted_by_update(&obj) {
+            // The object is deleted as it would have been written (`deleteWithoutFinalizers`):
+            // the answer is that object, at the resourceVersion it had.
+            let mut answer = obj;
+            if !managers.is_empty() {
+                set_meta(&mut answer, "managedFields", fields::render(&managers));
+            }
+            let answer = meta::canonicalize(&res, &answer);
+            let writers = entry.writers.clone();
+            return Ok(self.remove(r, writers, ctx.actor, answer));
+        }
         Ok(self.commit(r, obj, managers, ctx.actor, 200))
     }
 
@@ -711,8 +757,9 @@ impl Store {
         t: &RequestTarget,
         name: &str,
         req: &Request,
-        actor: &Actor,
+        ctx: &Ctx,
     ) -> Result<Outcome, Response> {
+        let actor = ctx.actor;
         let res = &t.resource;
         let r = objref(t, name);
         let opts = if API {
@@ -750,7 +797,37 @@ impl Store {
                 ));
             }
         }
+        // `updateForGracefulDeletionAndFinalizers` (k8s.io/apiserver
+        // `pkg/registry/generic/registry/store.go`): none of the kinds served deletes gracefully
+        // (only Pods do), so an object with finalizers, after the garbage collector's own
+        // (`deletionFinalizersForGarbageCollection`), is marked as being deleted and kept;
+        // one without is deleted now.
+        let old_finalizers = finalizers(&entry.object);
+        let new_finalizers = gc_finalizers(&old_finalizers, &opts);
+        if !new_finalizers.is_empty() {
+            let mut obj = entry.object.clone();
+            let set = |f: &[String]| f.iter().cloned().collect::<std::collections::BTreeSet<_>>();
+            if set(&old_finalizers) != set(&new_finalizers) {
+                set_meta(&mut obj, "finalizers", new_finalizers.into());
+            }
+            mark_as_deleting(&mut obj, &ctx.now);
+            let managers = entry.managers.clone();
+            return Ok(self.commit(r, obj, managers, actor, 200));
+        }
         let writers = entry.writers.clone();
+        let body = status::delete_success(res, name, &uid);
+        Ok(self.remove(r, writers, actor, body))
+    }
+
+    /// Deletes an object from the store: its DELETED event, the updates it loses, and `body`
+    /// as the answer.
+    fn remove(
+        &mut self,
+        r: ObjectRef,
+        writers: crate::vecmap::VecMap<String, u64>,
+        actor: &Actor,
+        body: Value,
+    ) -> Outcome {
         let rev = self.take_revision();
         self.objects.remove(&r);
         let label = r.to_string();
@@ -761,16 +838,96 @@ impl Store {
             revision: rev,
             writer: actor.name.clone(),
         });
-        Ok(Outcome {
-            response: Response {
-                code: 200,
-                body: status::delete_success(res, name, &uid),
-            },
+        Outcome {
+            response: Response { code: 200, body },
             revision: Some(rev),
             lost_updates: lost.into_iter().collect(),
             warnings: Vec::new(),
-        })
+        }
     }
+}
+
+/// `metadata.finalizers` of an object.
+fn finalizers(obj: &Value) -> Vec<String> {
+    obj.get("metadata")
+        .and_then(|m| m.get("finalizers"))
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The garbage collector's finalizers for a DELETE (`deletionFinalizersForGarbageCollection`,
+/// `shouldOrphanDependents` and `shouldDeleteDependents` in k8s.io/apiserver
+/// `pkg/registry/generic/registry/store.go`): `orphan` and `foregroundDeletion` taken out and
+/// put back at the end as the options (then the object's own finalizers) ask. Every kind served
+/// defaults to deleting dependents in the background; no garbage collector runs here, so a
+/// `foregroundDeletion` or `orphan` finalizer stays until a client removes it.
+fn gc_finalizers(old: &[String], opts: &options::DeleteOptions) -> Vec<String> {
+    const ORPHAN: &str = "orphan";
+    const FOREGROUND: &str = "foregroundDeletion";
+    let policy = opts.propagation_policy.as_deref();
+    let has = |f: &str| old.iter().any(|x| x == f);
+    let orphan = match (opts.orphan_dependents, policy) {
+        (Some(b), _) => b,
+        (None, Some(p)) => p == "Orphan",
+        // A finalizer already on the object decides (the first of the two found).
+        (None, None) => old
+            .iter()
+            .find(|f| *f == ORPHAN || *f == FOREGROUND)
+            .is_some_and(|f| f == ORPHAN),
+    };
+    let foreground = match (opts.orphan_dependents, policy) {
+        (Some(_), _) => false,
+        (None, Some(p)) => p == "Foreground",
+        (None, None) => has(FOREGROUND),
+    };
+    let mut out: Vec<String> = old
+        .iter()
+        .filter(|f| *f != ORPHAN && *f != FOREGROUND)
+        .cloned()
+        .collect();
+    if orphan {
+        out.push(ORPHAN.into());
+    }
+    if foreground {
+        out.push(FOREGROUND.into());
+    }
+    out
+}
+
+/// `markAsDeleting` (k8s.io/apiserver `pkg/registry/generic/registry/store.go`): the first
+/// time, `generation` + 1 (when the kind has one) and `deletionTimestamp` now; always
+/// `deletionGracePeriodSeconds` 0.
+fn mark_as_deleting(obj: &mut Value, now: &str) {
+    let meta = obj.get("metadata");
+    if meta.and_then(|m| m.get("deletionTimestamp")).is_none() {
+        let generation = meta
+            .and_then(|m| m.get("generation"))
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        if generation > 0 {
+            set_meta(obj, "generation", (generation + 1).into());
+        }
+        set_meta(obj, "deletionTimestamp", now.into());
+    }
+    set_meta(obj, "deletionGracePeriodSeconds", 0.into());
+}
+
+/// `shouldDeleteDuringUpdate` (k8s.io/apiserver `pkg/registry/generic/registry/store.go`):
+/// an update of an object being deleted that leaves it no finalizer deletes it.
+fn deleted_by_update(obj: &Value) -> bool {
+    let meta = obj.get("metadata");
+    meta.and_then(|m| m.get("deletionTimestamp")).is_some()
+        && finalizers(obj).is_empty()
+        && meta
+            .and_then(|m| m.get("deletionGracePeriodSeconds"))
+            .and_then(Value::as_i64)
+            == Some(0)
 }
 
 impl Store {

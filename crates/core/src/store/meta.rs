@@ -172,7 +172,9 @@ fn canonical_meta(meta: &Value) -> Value {
     };
     for key in OBJECT_META_ORDER {
         if let Some(v) = m.get(*key) {
-            if is_empty_value(v) {
+            // `deletionGracePeriodSeconds` is a pointer in Go: 0 is written, only nil omitted.
+            let pointer = *key == "deletionGracePeriodSeconds" && v.is_number();
+            if is_empty_value(v) && !pointer {
                 continue;
             }
             let v = match *key {
@@ -536,6 +538,41 @@ pub(crate) fn validate(res: &Resource, obj: &Value, old: Option<&Value>) -> Vec<
                 "metadata.uid",
                 u_new.into(),
                 "field is immutable",
+            ));
+        }
+    }
+    if let Some(old) = old {
+        // `ValidateObjectMetaUpdate` (k8s.io/apimachinery `pkg/api/validation/objectmeta.go`):
+        // "Finalizers cannot be added if the object is already being deleted."
+        let list = |o: &Value| -> std::collections::BTreeSet<String> {
+            o.get("metadata")
+                .and_then(|m| m.get("finalizers"))
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let deleting = old
+            .get("metadata")
+            .and_then(|m| m.get("deletionTimestamp"))
+            .is_some();
+        let (new, before) = (list(obj), list(old));
+        let extra: Vec<String> = new
+            .difference(&before)
+            .map(|f| super::status::quote(f))
+            .collect();
+        if deleting && !extra.is_empty() {
+            // `ValidateNoNewFinalizers`: the new ones sorted, as Go prints a []string with %#v.
+            errs.push(FieldError::forbidden(
+                "metadata.finalizers",
+                &format!(
+                    "no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}",
+                    extra.join(", ")
+                ),
             ));
         }
     }

@@ -51,6 +51,10 @@ pub(crate) struct DeleteOptions {
     pub uid: Option<String>,
     pub resource_version: Option<String>,
     pub dry_run: Vec<String>,
+    /// `propagationPolicy`: `Foreground`, `Background` or `Orphan` (validated).
+    pub propagation_policy: Option<String>,
+    /// The deprecated `orphanDependents`, when given.
+    pub orphan_dependents: Option<bool>,
 }
 
 fn unmarshal(v: &Value, field: &str, ty: &str) -> Response {
@@ -79,7 +83,7 @@ pub(crate) fn delete_preconditions(body: Option<&Value>) -> Result<DeleteOptions
     Ok(DeleteOptions {
         uid: get("uid"),
         resource_version: get("resourceVersion"),
-        dry_run: Vec::new(),
+        ..DeleteOptions::default()
     })
 }
 
@@ -99,12 +103,13 @@ pub(crate) fn delete_options(
                 super::list::parse_int(g).map_err(bad)?;
             }
             if let Some(o) = &q.orphan_dependents {
-                if super::path::parse_bool(o).is_none() {
+                let Some(b) = super::path::parse_bool(o) else {
                     return Err(bad(format!(
                         "strconv.ParseBool: parsing {}: invalid syntax",
                         status::quote(o)
                     )));
-                }
+                };
+                out.orphan_dependents = Some(b);
                 orphan = true;
             }
             policy.clone_from(&q.propagation_policy);
@@ -176,7 +181,8 @@ pub(crate) fn delete_options(
                 .get("propagationPolicy")
                 .and_then(Value::as_str)
                 .map(str::to_string);
-            orphan = o.get("orphanDependents").is_some_and(Value::is_boolean);
+            out.orphan_dependents = o.get("orphanDependents").and_then(Value::as_bool);
+            orphan = out.orphan_dependents.is_some();
             out.dry_run = o
                 .get("dryRun")
                 .and_then(Value::as_array)
@@ -213,5 +219,6 @@ pub(crate) fn delete_options(
     }
     errs.extend(dry_run_errors(&out.dry_run));
     check("DeleteOptions", &errs)?;
+    out.propagation_policy = policy;
     Ok(out)
 }
