@@ -792,7 +792,13 @@ impl Typed<'_> {
         let merged = merge_at(self.at, Some(live), Some(cfg)).unwrap_or(Value::Null);
         let mut next = ms.to_vec();
         let last = std::mem::replace(&mut next[me].set, self.set(cfg));
-        let merged = self.prune(merged, &next, &last);
+        // Inside structured-merge-diff the applier's new set is not stripped yet (the field
+        // manager's `stripMeta` runs after `Updater.Apply`): `addBackOwnedItems` keeps what
+        // the configuration names, `metadata.name` and `metadata.namespace` included, so a
+        // prune never takes them (nor `metadata` with them).
+        let mut applied = FieldSet::new();
+        to_set(self.at, &self.view(cfg), &mut Vec::new(), &mut applied);
+        let merged = self.prune(merged, &next, &last, applied);
         self.update(live, &merged, &mut next, Some(me), force)?;
         ms.clone_from_slice(&next);
         Ok(merged)
@@ -800,21 +806,27 @@ impl Typed<'_> {
 
     /// `Updater.prune`: removes what the applier applied last time (`last`) and no longer
     /// applies, unless a manager owns it.
-    fn prune(&self, merged: Value, ms: &[Manager], last: &FieldSet) -> Value {
+    fn prune(&self, merged: Value, ms: &[Manager], last: &FieldSet, applied: FieldSet) -> Value {
         if last.is_empty() {
             return merged;
         }
         let named = |s: &FieldSet| named_members(self.at, s);
         let last = named(last);
         let pruned = self.remove(&merged, &last);
-        let mut managed = FieldSet::new();
+        let mut managed = applied;
         for m in ms {
             managed.extend(m.set.clone());
         }
-        let ms_set = named(&self.set(&merged));
-        let keep = union(&named(&self.set(&pruned)), &named(&managed));
+        // `ToFieldSet` of the objects, as structured-merge-diff computes it: not stripped.
+        let full = |v: &Value| {
+            let mut out = FieldSet::new();
+            to_set(self.at, &self.view(v), &mut Vec::new(), &mut out);
+            out
+        };
+        let ms_set = named(&full(&merged));
+        let keep = union(&named(&full(&pruned)), &named(&managed));
         let pruned = self.remove(&merged, &minus(&ms_set, &keep));
-        let gone = minus(&ms_set, &named(&self.set(&pruned)));
+        let gone = minus(&ms_set, &named(&full(&pruned)));
         let mut dangling = gone;
         dangling.retain(|p| last.contains(p));
         self.remove(&merged, &dangling)
