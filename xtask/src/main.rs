@@ -9,8 +9,9 @@
 //! - `guards`:  the size rules clippy cannot name, in the page's sources (also part of `test`);
 //! - `layers`:  the allowed crate edges, the pure crates' dependencies, no module cycles, every
 //!   module in its parent's map (also part of `test`);
-//! - `reference [build | start]`: the real kube-apiserver, kubectl and etcd built from the Go
-//!   modules under `reference/` into a cache outside the repository, and run on loopback;
+//! - `reference [build | start | capture | diff]`: the real kube-apiserver, kubectl and etcd
+//!   built from the Go modules under `reference/` into a cache outside the repository, run on
+//!   loopback, its answers captured as goldens or compared live with the model;
 //! - `schema`:  Kubernetes' schema facts from its Go types into `crates/core/src/store/schema.txt`;
 //! - `size`:    `dist/` against the budget and the committed baseline (also part of `test`);
 //! - `short-names DIR`: short wasm import/export names in a release build (Trunk.toml's hook);
@@ -72,6 +73,12 @@ commands:
                etcd and kube-apiserver on loopback with their own certificates and a token;
                prints `kubeconfig: PATH` last once /readyz answers; Ctrl-C or SIGTERM stops
                both
+  reference capture
+               send reference/corpus/*.json and 600 random sequences (seed 1) to a fresh
+               reference and write its answers to reference/goldens/ (needs python3)
+  reference diff --random N [--seed S]
+               N random sequences sent to a fresh reference and replayed against the model;
+               prints the differences reference/known-differences.json does not explain
   guards       the page's size rules clippy cannot name (float formatting and parsing, a
                second sort), in the sources of every crate the page links
   schema [--check | --full] [--api DIR] [--apimachinery DIR] [--tag TAG]

@@ -11,6 +11,10 @@
 //!   token, `kubeconfig: PATH` printed as the last line once `/readyz` answers; on SIGINT or
 //!   SIGTERM both are stopped and their directory removed.
 //!
+//! - `reference capture`: starts the reference, sends every corpus of `reference/corpus/` to it
+//!   (`reference/capture.py`) and writes its answers as `reference/goldens/NAME.json`, which
+//!   the core's tests replay against the model.
+//!
 //! CI never runs this (the committed goldens stand in for it); it needs Go and the module proxy.
 
 use crate::util::{cmd, project_root, run};
@@ -41,9 +45,17 @@ pub fn reference(args: &[String]) -> Result<()> {
     match words.as_slice() {
         [] | ["build"] => build().map(|_| ()),
         ["start"] => start(),
-        _ => bail!("usage: cargo xtask reference [build | start]"),
+        ["capture"] => capture(),
+        ["diff", rest @ ..] => diff(rest),
+        _ => bail!("{USAGE}"),
     }
 }
+
+const USAGE: &str =
+    "usage: cargo xtask reference [build | start | capture | diff --random N [--seed S]]";
+
+/// The random sequences of `reference/goldens/random.json`: how many, and the seed.
+const GOLDEN_RANDOM: (u32, u64) = (600, 1);
 
 /// The versions the modules pin: `k8s.io/kubernetes` and `go.etcd.io/etcd/server/v3`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -444,13 +456,19 @@ impl Drop for Running {
     }
 }
 
-pub fn start() -> Result<()> {
-    let bin = build()?;
+/// SIGINT and SIGTERM set the flag returned (and no longer end the process).
+fn stop_flag() -> Result<Arc<AtomicBool>> {
     let stop_asked = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop_asked))
             .context("cannot handle SIGINT/SIGTERM")?;
     }
+    Ok(stop_asked)
+}
+
+/// Starts etcd and kube-apiserver and waits until `/readyz` answers; `None` when a stop was
+/// asked first.
+fn launch(bin: &Path, stop_asked: &AtomicBool) -> Result<Option<(Running, PathBuf)>> {
     let dir = std::env::temp_dir().join(format!("rvlab-reference-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("pki"))?;
@@ -486,7 +504,7 @@ pub fn start() -> Result<()> {
     let kubectl = bin.join("kubectl");
     loop {
         if stop_asked.load(Ordering::Relaxed) {
-            return Ok(());
+            return Ok(None);
         }
         for (name, child) in [
             ("etcd", &mut running.etcd),
@@ -528,6 +546,16 @@ pub fn start() -> Result<()> {
         started.elapsed().as_secs_f64(),
         layout.dir.display()
     );
+    Ok(Some((running, kubeconfig)))
+}
+
+pub fn start() -> Result<()> {
+    let bin = build()?;
+    let stop_asked = stop_flag()?;
+    let Some((mut running, kubeconfig)) = launch(&bin, &stop_asked)? else {
+        return Ok(());
+    };
+    let layout = running.layout.clone();
     println!("kubeconfig: {}", kubeconfig.display());
     while !stop_asked.load(Ordering::Relaxed) {
         for (name, child) in [
@@ -546,6 +574,120 @@ pub fn start() -> Result<()> {
     drop(running);
     println!("reference: stopped");
     Ok(())
+}
+
+/// Sends one corpus (a file of `reference/corpus/`, or `--random N --seed S`) to a running
+/// reference with `reference/capture.py` and writes its answers to `out`.
+fn capture_one(
+    kubeconfig: &Path,
+    versions: &Versions,
+    source: &[String],
+    out: &Path,
+) -> Result<()> {
+    let mut c = Command::new("python3");
+    c.arg(project_root().join("reference/capture.py"))
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(source)
+        .arg("--out")
+        .arg(out)
+        .args(["--etcd", &versions.etcd]);
+    run(c)
+}
+
+/// Every corpus of `reference/corpus/` and [`GOLDEN_RANDOM`]'s random sequences sent to a
+/// fresh reference, its answers written to `reference/goldens/` (the corpus's file name;
+/// `random.json`).
+pub fn capture() -> Result<()> {
+    let bin = build()?;
+    let versions = Versions::read()?;
+    let stop_asked = stop_flag()?;
+    let Some((running, kubeconfig)) = launch(&bin, &stop_asked)? else {
+        return Ok(());
+    };
+    let root = project_root().join("reference");
+    let mut corpora: Vec<PathBuf> = std::fs::read_dir(root.join("corpus"))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    corpora.sort();
+    let goldens = root.join("goldens");
+    std::fs::create_dir_all(&goldens)?;
+    for corpus in corpora {
+        let out = goldens.join(corpus.file_name().unwrap_or_default());
+        let source = ["--corpus".to_string(), corpus.display().to_string()];
+        capture_one(&kubeconfig, &versions, &source, &out)?;
+    }
+    let (n, seed) = GOLDEN_RANDOM;
+    let source = [
+        "--random".into(),
+        n.to_string(),
+        "--seed".into(),
+        seed.to_string(),
+    ];
+    capture_one(
+        &kubeconfig,
+        &versions,
+        &source,
+        &goldens.join("random.json"),
+    )?;
+    drop(running);
+    Ok(())
+}
+
+/// `diff --random N [--seed S]`: N random sequences sent to a fresh reference and then
+/// replayed against the model by the goldens' own test, pointed at them by `RVLAB_GOLDENS`
+/// (the known differences apply by their kind, not by a sequence's name).
+fn diff(args: &[&str]) -> Result<()> {
+    let mut n = None;
+    let mut seed = 1u64;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let value = it
+            .next()
+            .with_context(|| format!("{arg} needs a value\n{USAGE}"))?;
+        match *arg {
+            "--random" => n = Some(value.parse::<u32>().context("--random takes a count")?),
+            "--seed" => seed = value.parse().context("--seed takes a number")?,
+            _ => bail!("unknown option {arg}\n{USAGE}"),
+        }
+    }
+    let Some(n) = n else { bail!("{USAGE}") };
+    let bin = build()?;
+    let versions = Versions::read()?;
+    let stop_asked = stop_flag()?;
+    let dir = std::env::temp_dir().join(format!("rvlab-reference-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    {
+        let Some((running, kubeconfig)) = launch(&bin, &stop_asked)? else {
+            return Ok(());
+        };
+        let source = [
+            "--random".into(),
+            n.to_string(),
+            "--seed".into(),
+            seed.to_string(),
+        ];
+        capture_one(&kubeconfig, &versions, &source, &dir.join("random.json"))?;
+        drop(running);
+    }
+    let mut test = cmd(
+        "cargo",
+        &[
+            "test",
+            "-p",
+            "rvlab-core",
+            "--test",
+            "it",
+            "reference::",
+            "--",
+            "--nocapture",
+        ],
+    );
+    test.env("RVLAB_GOLDENS", &dir);
+    let result = run(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    result
 }
 
 #[cfg(test)]

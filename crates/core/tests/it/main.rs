@@ -11,6 +11,9 @@ mod explore;
 mod kubectl_engine;
 mod lang;
 mod narration;
+// The reference's goldens use Secrets and the apiserver's whole surface (the `api` feature).
+#[cfg(feature = "api")]
+mod reference;
 mod status;
 mod store;
 // The API server's surface (the `api` feature, on by default; the page builds without it).
