@@ -923,6 +923,13 @@ pub(crate) fn after_update_to(
     name: &str,
     now: &str,
 ) -> Vec<Manager> {
+    // `skipNonAppliedManager` (k8s.io/apimachinery `pkg/util/managedfields/internal/
+    // skipnonapplied.go`): an update of an object that has no managedFields leaves it without;
+    // only a create or an apply starts tracking (the reference's answers show it, e.g. a
+    // ConfigMap created empty and then patched).
+    if old.is_some() && managers.is_empty() {
+        return Vec::new();
+    }
     let mut out: Vec<Manager> = managers.to_vec();
     let me = manager_index(&mut out, res, sub, name, Operation::Update, now);
     let zero = zero(res);
