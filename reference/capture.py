@@ -11,6 +11,7 @@ each answer as the server sent it (status code and JSON body); the replay normal
 """
 
 import argparse
+import email.utils
 import json
 import re
 import ssl
@@ -49,21 +50,29 @@ class Client:
         self.token = token
         self.context = ssl.create_default_context(cafile=ca)
 
-    def send(self, method, path, content_type=None, body=None):
+    def send(self, method, path, content_type=None, body=None, agent=None):
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.server + path, data=data, method=method)
         req.add_header("Authorization", "Bearer " + self.token)
         req.add_header("Accept", "application/json")
         # The default field manager is the User-Agent up to its first "/" (the apiserver's
         # prefixFromUserAgent): the replay's writer has this name.
-        req.add_header("User-Agent", USER_AGENT)
+        # A corpus request's `agent` (the lessons' clients: alice, bob) is its writer.
+        req.add_header("User-Agent", f"{agent}/1" if agent else USER_AGENT)
         if data is not None:
             req.add_header("Content-Type", content_type)
         try:
             with urllib.request.urlopen(req, context=self.context, timeout=30) as resp:
-                return resp.status, resp.read()
+                return resp.status, resp.read(), served_at(resp.headers)
         except urllib.error.HTTPError as e:
-            return e.code, e.read()
+            return e.code, e.read(), served_at(e.headers)
+
+
+def served_at(headers):
+    """The apiserver's `Date` header as Unix seconds: the second its timestamps carry (the
+    replay gives the model the same clock, so managedFields entries sort as they did)."""
+    date = headers.get("Date")
+    return int(email.utils.parsedate_to_datetime(date).timestamp()) if date else None
 
 
 def substitute(value, ns, responses):
@@ -95,12 +104,12 @@ def decoded(raw):
 def install_crd(client):
     """The CustomResourceDefinition of generate.CRD, created once and waited for until its
     group is served."""
-    code, raw = client.send("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+    code, raw, _ = client.send("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
                             CONTENT_TYPES[None], generate.CRD)
     if code not in (201, 409):
         sys.exit(f"creating the CustomResourceDefinition answered {code}: {raw[:300]!r}")
     for _ in range(100):
-        code, _ = client.send("GET", "/apis/example.com/v1/namespaces/default/widgets")
+        code, _, _ = client.send("GET", "/apis/example.com/v1/namespaces/default/widgets")
         if code == 200:
             return
         time.sleep(0.1)
@@ -117,7 +126,7 @@ def main():
     p.add_argument("--etcd", required=True)
     args = p.parse_args()
     client = Client(*kubeconfig(args.kubeconfig))
-    code, raw = client.send("GET", "/version")
+    code, raw, _ = client.send("GET", "/version")
     if code != 200:
         sys.exit(f"GET /version answered {code}")
     version = json.loads(raw)["gitVersion"]
@@ -137,7 +146,7 @@ def main():
     sequences = []
     for i, seq in enumerate(corpus):
         ns = f"{prefix}-{i}"
-        code, raw = client.send("POST", "/api/v1/namespaces", CONTENT_TYPES[None],
+        code, raw, created_at = client.send("POST", "/api/v1/namespaces", CONTENT_TYPES[None],
                                 {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
         if code != 201:
             sys.exit(f"creating namespace {ns} answered {code}: {raw[:300]!r}")
@@ -145,9 +154,10 @@ def main():
         for req in seq["requests"]:
             path = substitute(req["path"], ns, responses)
             body = substitute(req.get("body"), ns, responses)
-            code, raw = client.send(req["method"], path, CONTENT_TYPES[req.get("type")], body)
-            responses.append({"code": code, "body": decoded(raw)})
-        sequences.append({"name": seq["name"], "namespace": ns,
+            code, raw, at = client.send(req["method"], path, CONTENT_TYPES[req.get("type")],
+                                        body, req.get("agent"))
+            responses.append({"code": code, "at": at, "body": decoded(raw)})
+        sequences.append({"name": seq["name"], "namespace": ns, "created_at": created_at,
                           "requests": seq["requests"], "responses": responses})
     # One sequence per line: compact, and a re-capture's diff shows which sequences changed.
     with open(args.out, "w", encoding="utf-8") as f:

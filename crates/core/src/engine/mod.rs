@@ -40,7 +40,7 @@ pub use records::{ClientOutcome, Failure, KubectlStep, Mark, StepKind, StepRecor
 pub use request::sent_resource_version;
 pub use request::{Direct, Transport};
 pub use vars::{Held, Revisions, Var, Vars};
-pub use world::{ClientState, Frame, World};
+pub use world::{setup_request, ClientState, Frame, World};
 
 pub use crate::limits::{MAX_CLIENTS, MAX_STEPS};
 /// The fieldManager setup objects are created with (as `kubectl create` does).

@@ -110,6 +110,21 @@ pub(super) fn eval_body(
 }
 
 /// The scenario's top-level files, as every client starts with them.
+/// The request that creates a setup object: a POST of its body, as `kubectl create` would (the
+/// field manager [`SETUP_MANAGER`]), sent by [`SETUP_ACTOR`]; the object's `at resourceVersion
+/// N` is the store's to honour. Public for the reference goldens, which send the same requests
+/// to a real kube-apiserver (docs/reference.md).
+pub fn setup_request(obj: &crate::lang::ast::SetupObject) -> Result<Request, String> {
+    let body = eval_body(&obj.body, &Vars::default(), "object", None)?;
+    let body = with_identity(&obj.target, body)?;
+    Ok(Request {
+        method: Method::Post,
+        path: query(obj.target.collection_path(), SETUP_MANAGER, false),
+        content_type: Some("application/json".into()),
+        body: Some(body),
+    })
+}
+
 fn setup_files(scenario: &Scenario) -> Result<Files, RunError> {
     let mut files = Files::new();
     if !crate::kubectl::IN_BUILD {
@@ -153,7 +168,6 @@ impl World {
             setup_revisions: Revisions::new(),
             write_verbs: VecMap::new(),
         };
-        let no_vars = Vars::default();
         let files = setup_files(scenario)?;
         for obj in &scenario.objects {
             let fail = |message: String| RunError::Setup {
@@ -161,17 +175,10 @@ impl World {
                 line: obj.span.line,
                 message,
             };
-            let body = eval_body(&obj.body, &no_vars, "object", None).map_err(fail)?;
-            let body = with_identity(&obj.target, body).map_err(fail)?;
+            let req = setup_request(obj).map_err(fail)?;
             if let Some(rv) = obj.at_revision {
                 world.store.advance_to(rv).map_err(fail)?;
             }
-            let req = Request {
-                method: Method::Post,
-                path: query(obj.target.collection_path(), SETUP_MANAGER, false),
-                content_type: Some("application/json".into()),
-                body: Some(body),
-            };
             let actor = Actor {
                 name: SETUP_ACTOR.into(),
                 base_revision: 0,

@@ -14,6 +14,8 @@ mod narration;
 // The reference's goldens use Secrets and the apiserver's whole surface (the `api` feature).
 #[cfg(feature = "api")]
 mod reference;
+#[cfg(feature = "api")]
+mod reference_lessons;
 mod status;
 mod store;
 // The API server's surface (the `api` feature, on by default; the page builds without it).

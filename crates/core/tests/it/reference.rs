@@ -8,7 +8,7 @@
 //! `reference/known-differences.json`; a listed one that no longer differs fails too.
 
 use rvlab_core::rng::Rng;
-use rvlab_core::store::{Actor, Env, Method, Request, Store};
+use rvlab_core::store::{Actor, Env, Method, Request, Store, EPOCH_UNIX_SECONDS};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
@@ -89,12 +89,25 @@ fn substitute(v: &Value, ns: &str, answers: &[(u16, Value)]) -> Value {
 }
 
 /// The store's answers to one sequence.
-fn replay(namespace: &str, requests: &[Value]) -> Vec<(u16, Value)> {
+/// Each request is served at the second the reference served it (its `Date`, kept by the
+/// capture as `at`), so timestamps, and the managedFields order that sorts by them, compare.
+fn replay(
+    namespace: &str,
+    created_at: Option<u64>,
+    requests: &[Value],
+    times: &[Option<u64>],
+) -> Vec<(u16, Value)> {
     let mut store = Store::new();
     let mut rng = Rng::new(7);
-    let mut now_ms = 0;
-    let mut send = |store: &mut Store, m: Method, path: &str, ct: &str, body: Option<Value>| {
-        now_ms += 1000;
+    let epoch = u64::try_from(EPOCH_UNIX_SECONDS).unwrap_or(0);
+    let ms = |at: Option<u64>| at.map(|s| s.saturating_sub(epoch) * 1000);
+    let mut send = |store: &mut Store,
+                    now_ms: u64,
+                    agent: &str,
+                    m: Method,
+                    path: &str,
+                    ct: &str,
+                    body: Option<Value>| {
         let req = Request {
             method: m,
             path: path.to_string(),
@@ -102,7 +115,7 @@ fn replay(namespace: &str, requests: &[Value]) -> Vec<(u16, Value)> {
             body,
         };
         let actor = Actor {
-            name: MANAGER.to_string(),
+            name: agent.to_string(),
             base_revision: 0,
         };
         let mut env = Env {
@@ -113,8 +126,11 @@ fn replay(namespace: &str, requests: &[Value]) -> Vec<(u16, Value)> {
         (out.response.code, out.response.body)
     };
     let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}});
+    let mut now_ms = ms(created_at).unwrap_or(0);
     let (code, body) = send(
         &mut store,
+        now_ms,
+        MANAGER,
         Method::Post,
         "/api/v1/namespaces",
         "application/json",
@@ -122,12 +138,18 @@ fn replay(namespace: &str, requests: &[Value]) -> Vec<(u16, Value)> {
     );
     assert_eq!(code, 201, "creating the namespace {namespace}: {body}");
     let mut answers = Vec::new();
-    for r in requests {
+    for (i, r) in requests.iter().enumerate() {
+        // A golden captured without times: one second after the last.
+        now_ms = ms(times.get(i).copied().flatten()).unwrap_or(now_ms + 1000);
         let path = substitute(&r["path"], namespace, &answers);
         let body = r.get("body").map(|b| substitute(b, namespace, &answers));
         let ct = content_type(r.get("type").and_then(Value::as_str));
+        // The writer's name: the default field manager, as the capture's User-Agent makes it.
+        let agent = r.get("agent").and_then(Value::as_str).unwrap_or(MANAGER);
         let answer = send(
             &mut store,
+            now_ms,
+            agent,
             method(r["method"].as_str().unwrap_or_default()),
             path.as_str().unwrap_or_default(),
             ct,
@@ -396,7 +418,18 @@ fn the_store_answers_as_the_reference_kube_apiserver_did() {
                 .iter()
                 .map(|r| (r["code"].as_u64().unwrap_or(0) as u16, r["body"].clone()))
                 .collect();
-            let model = replay(seq["namespace"].as_str().expect("namespace"), requests);
+            let times: Vec<Option<u64>> = seq["responses"]
+                .as_array()
+                .expect("responses")
+                .iter()
+                .map(|r| r["at"].as_u64())
+                .collect();
+            let model = replay(
+                seq["namespace"].as_str().expect("namespace"),
+                seq["created_at"].as_u64(),
+                requests,
+                &times,
+            );
             let (reference, model) = (normalised(&reference), normalised(&model));
             for (i, (want, got)) in reference.iter().zip(&model).enumerate() {
                 compared += 1;
