@@ -24,7 +24,8 @@
 //!   supported: F`, apiextensions' `crConverter`).
 //! - **`limit` + `continue`** (the etcd3 walk): at most `limit` matching items; when more keys
 //!   follow, `metadata.continue` is a token (base64url of `{"v":"meta.k8s.io/v1","rv":REV,
-//!   "start":"LASTKEY\u0000"}`) and, when no selector is given, `remainingItemCount`. `limit <= 0`
+//!   "start":"/LASTKEY\u0000"}`, the key relative to the list's prefix, as the reference
+//!   kube-apiserver writes it) and, when no selector is given, `remainingItemCount`. `limit <= 0`
 //!   means no paging.
 //! - **History**: the store keeps none (as if etcd compacted after every write). A continue
 //!   token from an older revision therefore gets the 410 etcd3 answers for a compacted
@@ -220,12 +221,14 @@ pub fn list_filter(path: &str) -> Result<ListFilter, Response> {
     })
 }
 
-/// `storage.EncodeContinue(key + "\0", prefix, rv)`.
+/// `storage.EncodeContinue(key + "\0", prefix, rv)`: the start key relative to the list's
+/// prefix, which has no trailing `/`, so it starts with one (`/NAME\0`, as the reference
+/// kube-apiserver v1.37.2 writes it; `DecodeContinue` takes `cleaned[1:]`).
 fn encode_continue(start: &str, rv: i64) -> String {
     let mut m = Map::new();
     m.insert("v".into(), "meta.k8s.io/v1".into());
     m.insert("rv".into(), rv.into());
-    m.insert("start".into(), start.into());
+    m.insert("start".into(), format!("/{start}").into());
     let json = Value::Object(m).to_string();
     base64::encode(json.as_bytes())
         .trim_end_matches('=')
@@ -429,7 +432,10 @@ fn list_body(res: &Resource, items: Vec<Value>, meta: Map<String, Value>) -> Res
     let kind = format!("{}List", res.kind());
     let mut list = Map::new();
     if custom {
-        // `unstructured`: every key sorted (metadata's too).
+        // `unstructured`: every key sorted (metadata's too), and `continue` written even
+        // empty (the reference's lists of a custom resource carry `"continue": ""`).
+        let mut meta = meta;
+        meta.entry("continue").or_insert_with(|| "".into());
         let mut meta_sorted = Map::new();
         for k in ["continue", "remainingItemCount", "resourceVersion"] {
             if let Some(v) = meta.get(k) {
@@ -490,10 +496,11 @@ mod tests {
     #[test]
     fn continue_tokens_round_trip_and_reject_like_decode_continue() {
         let t = encode_continue("b\u{0}", 5);
-        // {"v":"meta.k8s.io/v1","rv":5,"start":"b\u0000"}
+        // {"v":"meta.k8s.io/v1","rv":5,"start":"/b\u0000"}: the start key with its leading
+        // `/`, as the reference kube-apiserver v1.37.2 answers (reference/goldens).
         assert_eq!(
             t,
-            "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NSwic3RhcnQiOiJiXHUwMDAwIn0"
+            "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NSwic3RhcnQiOiIvYlx1MDAwMCJ9"
         );
         assert_eq!(decode_continue(&t), Ok(("b\u{0}".to_string(), 5)));
         assert_eq!(
@@ -506,7 +513,7 @@ mod tests {
         );
         assert_eq!(
             decode_continue(&encode_continue("../x", 3)).unwrap_err(),
-            "continue key is not valid: ../x"
+            "continue key is not valid: /../x"
         );
         assert_eq!(parse_int("500"), Ok(500));
         assert_eq!(

@@ -43,6 +43,30 @@ const DEPLOYMENT_SPEC_ORDER: &[&str] = &[
     "progressDeadlineSeconds",
 ];
 
+/// `DeploymentStatus` fields in Go struct order.
+const DEPLOYMENT_STATUS_ORDER: &[&str] = &[
+    "observedGeneration",
+    "replicas",
+    "updatedReplicas",
+    "readyReplicas",
+    "availableReplicas",
+    "unavailableReplicas",
+    "terminatingReplicas",
+    "conditions",
+    "collisionCount",
+];
+
+/// Its non-pointer counts (`omitempty`: 0 is not written); `terminatingReplicas` and
+/// `collisionCount` are pointers.
+const DEPLOYMENT_STATUS_COUNTS: &[&str] = &[
+    "observedGeneration",
+    "replicas",
+    "updatedReplicas",
+    "readyReplicas",
+    "availableReplicas",
+    "unavailableReplicas",
+];
+
 /// Days since 1970-01-01 to a civil date (Howard Hinnant's `civil_from_days`).
 pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
@@ -284,11 +308,29 @@ pub(crate) fn canonicalize(res: &Resource, obj: &Value) -> Value {
                 }
             }
             out.insert("spec".into(), Value::Object(s));
-            let status = o
-                .get("status")
-                .cloned()
-                .unwrap_or(Value::Object(Map::new()));
-            out.insert("status".into(), status);
+            // `DeploymentStatus` (k8s.io/api apps/v1 types.go) in Go field order; its counts
+            // are non-pointer integers with `omitempty`, so a 0 is not written (the reference
+            // drops a 0 a client writes), nor are empty conditions.
+            let mut st = Map::new();
+            if let Some(sm) = o.get("status").and_then(Value::as_object) {
+                let zero = |k: &str, v: &Value| {
+                    DEPLOYMENT_STATUS_COUNTS.contains(&k) && v.as_f64() == Some(0.0)
+                };
+                for key in DEPLOYMENT_STATUS_ORDER {
+                    if let Some(v) = sm.get(*key).filter(|v| !v.is_null()) {
+                        let omitted = zero(key, v) || (*key == "conditions" && is_empty_value(v));
+                        if !omitted {
+                            st.insert((*key).into(), v.clone());
+                        }
+                    }
+                }
+                for (k, v) in sm {
+                    if !DEPLOYMENT_STATUS_ORDER.contains(&k.as_str()) && !v.is_null() {
+                        st.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            out.insert("status".into(), Value::Object(st));
         }
         // Only without the `api` feature, where no path names these kinds.
         Resource::Secret | Resource::Namespace => {}

@@ -226,6 +226,24 @@ impl Names {
         renamed
     }
 
+    /// A continue token decoded, its resourceVersion named (the token as it is when it does
+    /// not decode: then it differs as it is).
+    fn token(&self, token: &str) -> String {
+        use base64::Engine;
+        let Ok(bytes) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(token) else {
+            return token.to_string();
+        };
+        let Ok(mut v) = serde_json::from_slice::<Value>(&bytes) else {
+            return token.to_string();
+        };
+        if let Some(rv) = v.get("rv").map(Value::to_string) {
+            if let Some(i) = self.rvs.iter().position(|r| *r == rv) {
+                v["rv"] = json!(format!("rv#{i}"));
+            }
+        }
+        v.to_string()
+    }
+
     fn normalise(&self, v: &Value, key: &str) -> Value {
         match v {
             // A name made from `generateName` ends in 5 random characters.
@@ -257,6 +275,9 @@ impl Names {
                     Some(i) => json!(format!("uid#{i}")),
                     None => v.clone(),
                 },
+                // A continue token carries a resourceVersion: decoded, it is named as the
+                // others are (`{"rv":"rv#1","start":"/a\u0000","v":"meta.k8s.io/v1"}`).
+                "continue" if !s.is_empty() => json!(format!("continue:{}", self.token(s))),
                 // A Status message names the versions and uids it is about; no other
                 // string is renamed (a name or a namespace may contain the same digits).
                 "message" => Value::String(self.rename(s)),
