@@ -1007,12 +1007,25 @@ pub(crate) fn apply_to(
 ) -> Result<Applied, Response> {
     let api = res.api_version();
     let mut out: Vec<Manager> = managers.to_vec();
+    let existed = out.iter().any(|m| m.is(name, Operation::Apply, &api, sub));
     let me = manager_index(&mut out, res, sub, name, Operation::Apply, now);
+    let before = out[me].time.clone();
     let object = typed(res, sub)
         .apply_by(live, cfg, &mut out, me, force)
         .map_err(|c| conflict_error(&out, c))?;
     out[me].api_version = api;
-    out[me].time = now.into();
+    // `managedFieldsUpdater.Apply` (k8s.io/apimachinery `pkg/util/managedfields/internal/
+    // managedfieldsupdater.go`) stamps the applier's time only when structured-merge-diff's
+    // `Updater.Apply` returns an object, i.e. when the merged value is not equal to the live
+    // one (`value.Equals`, before Go's `omitempty`: applying `data: {}` to an object without
+    // `data` is a change, to one with data is not). An apply that changes nothing keeps the
+    // entry's time, and a new entry gets none (the reference's answers show both).
+    let changed = object != *live;
+    out[me].time = match (changed, existed) {
+        (true, _) => now.into(),
+        (false, true) => before,
+        (false, false) => String::new(),
+    };
     out.retain(|m| !m.set.is_empty());
     Ok(Applied {
         object,
@@ -1132,7 +1145,9 @@ pub(crate) fn render(managers: &[Manager]) -> Value {
                 e.insert("manager".into(), m.name.clone().into());
                 e.insert("operation".into(), m.operation.as_str().into());
                 e.insert("apiVersion".into(), m.api_version.clone().into());
-                e.insert("time".into(), m.time.clone().into());
+                if !m.time.is_empty() {
+                    e.insert("time".into(), m.time.clone().into());
+                }
                 e.insert("fieldsType".into(), "FieldsV1".into());
                 e.insert("fieldsV1".into(), fields_v1(&m.set));
                 if !m.subresource.is_empty() {
@@ -1275,7 +1290,8 @@ pub(crate) fn parse_managed(v: &Value) -> Option<Vec<Manager>> {
             name: text("manager")?.to_string(),
             operation,
             api_version: text("apiVersion")?.to_string(),
-            time: text("time")?.to_string(),
+            // An apply that changed nothing leaves a new entry without a time.
+            time: text("time").unwrap_or_default().to_string(),
             set,
             subresource,
         });
