@@ -1,5 +1,9 @@
 //! `Store::handle`: the request handlers, with the apiserver's order of checks.
 //!
+//! Decoding defaults the object (a Deployment's defaults, module `defaults`): a create's, an
+//! update's and a non-apply patch's before the field manager sees it (the writer owns what
+//! defaulting filled), a server-side apply's merged object after it (nobody does).
+//!
 //! - **POST**: CreateOptions `dryRun` (422) → decode (400) → namespace (400) → strict namespaces
 //!   (404, `namespace`) → system fields → validation (422) →
 //!   resourceVersion on create (numeric non-zero: raw 500; unparseable: cleared) → existing
@@ -37,6 +41,7 @@
 //! Bodies are given already parsed; a missing body where one is needed is a 400. When the
 //! request carries no `fieldManager`, the actor's name manages the write.
 
+use super::defaults;
 use super::fields::{self, Manager};
 use super::meta::{self, meta_str, set_meta};
 use super::namespace;
@@ -358,6 +363,7 @@ impl Store {
         let warnings = strict_body(res, req)?;
         let mut obj = prepare(res, req.body.as_ref(), &t.namespace, None, NsCheck::Request)?;
         strict::strip_unknown(res, &mut obj);
+        defaults::default_object(res, &mut obj);
         self.admit_namespace(&t.namespace)?;
         if meta_str(&obj, "name").is_empty() {
             let prefix = meta_str(&obj, "generateName").to_string();
@@ -441,6 +447,7 @@ impl Store {
             NsCheck::Request,
         )?;
         strict::strip_unknown(res, &mut obj);
+        defaults::default_object(res, &mut obj);
         let r = objref(t, name);
         let Some(entry) = self.objects.get(&r) else {
             return Err(status::not_found(res, name));
@@ -519,6 +526,7 @@ impl Store {
         if ty == PatchType::Strategic {
             strategic::drop_directive_keys(&mut obj, schema::builtin().root(&res.kind()));
         }
+        defaults::default_object(res, &mut obj);
         self.finish_update(r, obj, Ownership::Update, ctx)
             .map(|o| with_warnings(o, warnings))
     }
@@ -548,6 +556,8 @@ impl Store {
                 // Create through apply (`forceAllowCreate`): system fields wiped and filled; an
                 // applied resourceVersion is dropped like any stored RV.
                 let mut obj = fields::merge(res, &Value::Object(Map::new()), &cfg);
+                // Defaulted after the field manager's merge: the applier owns only `cfg`.
+                defaults::default_object(res, &mut obj);
                 fill_create_fields(res, &mut obj, env, &ctx.now);
                 set_meta(&mut obj, "resourceVersion", Value::Null);
                 let errs = meta::validate(res, &obj, None);
@@ -560,7 +570,7 @@ impl Store {
             }
             Some(entry) => {
                 let live = without_managed_fields(&entry.object);
-                let applied = fields::apply_to(
+                let mut applied = fields::apply_to(
                     res,
                     ctx.sub,
                     &live,
@@ -570,6 +580,9 @@ impl Store {
                     force,
                     &ctx.now,
                 )?;
+                // `structuredMergeManager.Apply` defaults the merged object after computing
+                // ownership: nobody takes the defaults.
+                defaults::default_object(res, &mut applied.object);
                 self.finish_update(r, applied.object, Ownership::Set(applied.managers), ctx)
             }
         }

@@ -32,7 +32,7 @@ const OBJECT_META_ORDER: &[&str] = &[
 ];
 
 /// `DeploymentSpec` fields in Go struct order (unknown fields follow in their given order).
-const DEPLOYMENT_SPEC_ORDER: &[&str] = &[
+pub(crate) const DEPLOYMENT_SPEC_ORDER: &[&str] = &[
     "replicas",
     "selector",
     "template",

@@ -43,6 +43,8 @@
 //! - `list`: LIST, its options, paging and continue tokens;
 //! - `selector`: label and field selectors (public: [`selector::parse`], [`selector::Selector`]);
 //! - `namespace`: Namespaces and strict namespaces;
+//! - `defaults`: a Deployment's defaults (`SetDefaults_Deployment`, the pod template's), as the
+//!   apiserver's decoder fills them;
 //! - `base64`: Go's standard base64 (Secret `data`);
 //! - `status`: Status bodies ([`status_reason`], [`is_conflict`] are public);
 //! - `meta`: timestamps, resourceVersion parsing, JSON field order, decoding (400) and
@@ -67,12 +69,13 @@
 //! own), a missing `fieldManager` falls back to the actor's name, custom resources print with
 //! every key sorted (as `unstructured` objects do), DELETE answers `finalizeDelete`'s Status for every
 //! kind when it deletes (an object with finalizers is marked and answered, `handler`), and
-//! provenance treats arrays as single leaves. Not modelled: defaulting (a Deployment
-//! without `spec.replicas` stays without it), the full Deployment validation (only
-//! `spec.replicas >= 0`), immutable ConfigMaps and Secrets, Secret type-specific keys and key
-//! names, graceful deletion (only Pods delete gracefully; no served kind does), Namespace
-//! updates, deletion and termination. Where the model and the reference kube-apiserver still
-//! differ is listed in `reference/known-differences.json` (docs/reference.md).
+//! provenance treats arrays as single leaves. Defaulting is a Deployment's (module
+//! `defaults`), a Secret's `type` and a Namespace's name label. Not modelled: other kinds'
+//! defaulting, the full Deployment validation (only `spec.replicas >= 0`), immutable
+//! ConfigMaps and Secrets, Secret type-specific keys and key names, graceful deletion (only
+//! Pods delete gracefully; no served kind does), Namespace updates, deletion and termination.
+//! Where the model and the reference kube-apiserver still differ is listed in
+//! `reference/known-differences.json` (docs/reference.md).
 
 use crate::json::{hash_value, same_value};
 
@@ -89,6 +92,7 @@ use serde_json::Value;
 use std::hash::{Hash, Hasher};
 
 mod base64;
+mod defaults;
 #[cfg(feature = "api")]
 pub mod etcd;
 mod fields;

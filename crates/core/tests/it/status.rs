@@ -133,7 +133,13 @@ fn put_to_status_writes_status_and_what_the_status_strategy_lets_through() {
     let c = entry(b, "kubectl-create");
     assert_eq!(c["fieldsV1"]["f:metadata"]["f:labels"]["f:app"], json!({}));
     assert_eq!(c["fieldsV1"]["f:metadata"]["f:annotations"], json!({}));
-    assert_eq!(c["fieldsV1"]["f:spec"], json!({"f:replicas": {}}));
+    // The create owns what defaulting filled in (the template-less spec's strategy, …).
+    assert_eq!(
+        c["fieldsV1"]["f:spec"],
+        json!({"f:progressDeadlineSeconds": {}, "f:replicas": {}, "f:revisionHistoryLimit": {},
+            "f:strategy": {"f:rollingUpdate": {".": {}, "f:maxSurge": {}, "f:maxUnavailable": {}},
+                "f:type": {}}})
+    );
     assert_eq!(c.get("subresource"), None);
     assert_eq!(w.get(WEB), *b);
 }

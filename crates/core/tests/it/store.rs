@@ -896,9 +896,15 @@ fn s3_strategic_patch_merges_containers_by_name() {
         json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "image": "a:2"}]}}}}),
     );
     assert_eq!(o.response.code, 200);
+    // Each container as the create's defaulting left it (SetDefaults_Container).
+    let defaulted = |name: &str, image: &str| {
+        json!({"name": name, "image": image, "resources": {},
+            "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
+            "imagePullPolicy": "IfNotPresent"})
+    };
     assert_eq!(
         o.response.body["spec"]["template"]["spec"]["containers"],
-        json!([{"name": "app", "image": "a:2"}, {"name": "log", "image": "l:1"}])
+        json!([defaulted("app", "a:2"), defaulted("log", "l:1")])
     );
     // The same body as a merge patch replaces the list whole.
     let o = w.patch(
@@ -910,7 +916,7 @@ fn s3_strategic_patch_merges_containers_by_name() {
     );
     assert_eq!(
         o.response.body["spec"]["template"]["spec"]["containers"],
-        json!([{"name": "app", "image": "a:3"}])
+        json!([defaulted("app", "a:3")])
     );
 }
 
@@ -997,7 +1003,7 @@ fn s3_strategic_patch_never_stores_a_directive() {
     let spec = &o.response.body["spec"]["template"]["spec"];
     assert_eq!(
         spec["containers"][0]["ports"],
-        json!([{"containerPort": 81}, {"containerPort": 80}])
+        json!([{"containerPort": 81, "protocol": "TCP"}, {"containerPort": 80, "protocol": "TCP"}])
     );
     assert!(
         !o.response.body.to_string().contains("$patch"),
@@ -1135,7 +1141,16 @@ fn s3_1_managed_fields_of_a_deployment_create() {
     let o = w.post("kubectl-create", DEPLOY, json!({"metadata": {"name": "web", "labels": {"app": "web"}}, "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "nginx", "image": "nginx"}]}}}}));
     assert_eq!(
         o.response.body["metadata"]["managedFields"][0]["fieldsV1"],
-        json!({"f:metadata": {"f:labels": {".": {}, "f:app": {}}}, "f:spec": {"f:replicas": {}, "f:template": {"f:spec": {"f:containers": {"k:{\"name\":\"nginx\"}": {".": {}, "f:image": {}, "f:name": {}}}}}}})
+        // The create owns what defaulting filled in, as kube-apiserver's field manager sees
+        // the decoded (defaulted) object (reference/goldens).
+        json!({"f:metadata": {"f:labels": {".": {}, "f:app": {}}}, "f:spec": {
+            "f:progressDeadlineSeconds": {}, "f:replicas": {}, "f:revisionHistoryLimit": {},
+            "f:strategy": {"f:rollingUpdate": {".": {}, "f:maxSurge": {}, "f:maxUnavailable": {}}, "f:type": {}},
+            "f:template": {"f:spec": {"f:containers": {"k:{\"name\":\"nginx\"}": {".": {}, "f:image": {},
+                "f:imagePullPolicy": {}, "f:name": {}, "f:resources": {}, "f:terminationMessagePath": {},
+                "f:terminationMessagePolicy": {}}},
+                "f:dnsPolicy": {}, "f:restartPolicy": {}, "f:schedulerName": {}, "f:securityContext": {},
+                "f:terminationGracePeriodSeconds": {}}}}})
     );
     assert_eq!(o.response.body["status"], json!({}));
 }
@@ -1673,6 +1688,56 @@ fn s3_1_each_applier_owns_its_own_finalizers() {
     assert_eq!(managed_by(&o, "b"), None);
 }
 
+/// Defaulting runs before the field manager for an update-type write (the writer owns what it
+/// filled in or changed) and after it for server-side apply (nobody owns the defaults):
+/// `store/defaults.rs`, checked against kube-apiserver 1.37.2 (reference/goldens).
+#[test]
+fn s3_1_deployment_defaults_are_owned_by_updates_not_by_appliers() {
+    let mut w = World::new();
+    let p = format!("{DEPLOY}/web");
+    let cfg = |image: &str| {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+            "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "app", "image": image}]}}}})
+    };
+    let o = w.apply("alice", &p, cfg("nginx:1.27"), false);
+    assert_eq!(o.response.code, 201, "{}", o.response.body);
+    let spec = &o.response.body["spec"];
+    assert_eq!(spec["replicas"], 1);
+    assert_eq!(spec["strategy"]["rollingUpdate"]["maxSurge"], "25%");
+    assert_eq!(
+        spec["template"]["spec"]["containers"][0]["imagePullPolicy"],
+        "IfNotPresent"
+    );
+    let mf = o.response.body["metadata"]["managedFields"]
+        .as_array()
+        .unwrap();
+    assert_eq!(mf.len(), 1);
+    assert_eq!(
+        mf[0]["fieldsV1"]["f:spec"],
+        json!({"f:selector": {}, "f:template": {"f:metadata": {"f:labels": {"f:app": {}}},
+            "f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:image": {}, "f:name": {}}}}}})
+    );
+    // An update whose body leaves the pull policy out defaults it again from the new image
+    // (untagged: `latest`, so Always): bob owns the changed policy, not the unchanged defaults.
+    let mut body = cfg("nginx");
+    body["metadata"]["resourceVersion"] = json!("1");
+    let o = w.put("bob", 1, &p, body);
+    assert_eq!(o.response.code, 200, "{}", o.response.body);
+    assert_eq!(
+        o.response.body["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"],
+        "Always"
+    );
+    assert_eq!(
+        managed_by(&o, "bob"),
+        Some(
+            &json!({"f:spec": {"f:template": {"f:spec": {"f:containers": {
+            "k:{\"name\":\"app\"}": {"f:image": {}, "f:imagePullPolicy": {}}}}}}})
+        )
+    );
+}
+
 #[test]
 fn s3_1_ports_are_keyed_by_port_and_defaulted_protocol_and_the_selector_is_atomic() {
     let mut w = World::new();
@@ -1680,8 +1745,10 @@ fn s3_1_ports_are_keyed_by_port_and_defaulted_protocol_and_the_selector_is_atomi
     assert_eq!(o.response.code, 201, "{}", o.response.body);
     let f = managed_by(&o, "kubectl-create").unwrap();
     assert_eq!(f["f:spec"]["f:selector"], json!({}));
+    // The key takes the schema's default for `protocol`; defaulting also fills the field
+    // itself before the field manager, so the creator owns `f:protocol` too.
     assert_eq!(
         f["f:spec"]["f:template"]["f:spec"]["f:containers"]["k:{\"name\":\"app\"}"]["f:ports"],
-        json!({".": {}, "k:{\"containerPort\":80,\"protocol\":\"TCP\"}": {".": {}, "f:containerPort": {}}})
+        json!({".": {}, "k:{\"containerPort\":80,\"protocol\":\"TCP\"}": {".": {}, "f:containerPort": {}, "f:protocol": {}}})
     );
 }
