@@ -27,8 +27,9 @@
 //! `metadata` system fields, `kind`, `apiVersion` and a Deployment's or Namespace's `status`
 //! (their strategies' reset fields) are not tracked.
 //! An explicit `null` in an applied configuration is applied as structured-merge-diff does
-//! (`ruleKeepRHS`: the merged field is `null`, and owned); the store's canonical form then
-//! decides what a `null` becomes (`""` for a ConfigMap's data value, dropped at the top of a
+//! (`ruleKeepRHS`: the merged field is `null`, and owned); defaulting (module `defaults`: a
+//! Deployment's `spec.replicas: null` is 1 again) and the store's canonical form then decide
+//! what a `null` becomes (`""` for a ConfigMap's data value, dropped at the top of a
 //! Deployment's spec). Not modelled: the apiserver's decoding of `null` into a typed object
 //! for other fields (a `null` label value stays `null` here, `""` there).
 //!
