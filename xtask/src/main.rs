@@ -81,11 +81,11 @@ commands:
                prints the differences reference/known-differences.json does not explain
   guards       the page's size rules clippy cannot name (float formatting and parsing, a
                second sort), in the sources of every crate the page links
-  schema [--check | --full] [--api DIR] [--apimachinery DIR] [--tag TAG]
+  schema [--check | --full] [--api DIR --apimachinery DIR --tag TAG]
                Kubernetes' schema facts (patch strategies and merge keys, list, map and
-               struct types) from k8s.io/api and k8s.io/apimachinery's Go types at TAG
-               (default v0.32.5; DIRs: git directories, default the /work/.mirror copies)
-               into crates/core/src/store/schema.txt; --check compares instead of writing,
+               struct types) from k8s.io/api and k8s.io/apimachinery's Go types: the
+               modules reference/kubernetes/go.mod pins (go mod download; Go 1.26+), or git
+               directories at TAG; into crates/core/src/store/schema.txt; --check compares instead of writing,
                --full prints every reachable field (nothing cut) instead
   size         dist/'s download as shipped (its zopfli .gz files, else gzip -9; both printed)
                against the 300 kB budget and xtask/size-baseline.txt

@@ -2,8 +2,11 @@
 //! apply, read from Kubernetes' own Go types, into `crates/core/src/store/schema.txt` (the
 //! format and the pruning rule: `crates/core/src/store/schema.rs`'s module docs).
 //!
-//! The sources are k8s.io/api and k8s.io/apimachinery at one tag, read from git directories
-//! with `git show TAG:PATH` (mirrors without a work tree). A small Go reader (a lexer and a
+//! The sources are k8s.io/api and k8s.io/apimachinery at one release: by default the Go
+//! modules at the versions `reference/kubernetes/go.mod` pins (the reference's release,
+//! docs/reference.md), fetched into the module cache by `go mod download`; with `--api` /
+//! `--apimachinery` and `--tag`, git directories read with `git show TAG:PATH` (mirrors
+//! without a work tree). A small Go reader (a lexer and a
 //! parser of type declarations only; function bodies are skipped) yields the struct types with
 //! their fields, struct tags and `+marker` comments; the types reachable from the served kinds'
 //! roots are resolved (inline embedding flattened, pointers dropped, named scalar, map and list
@@ -24,9 +27,8 @@ const OUT: &str = "crates/core/src/store/schema.txt";
 /// The same facts as Rust statics, what the store (and so the page) reads: no text to parse
 /// at start (docs/size.md, "Issue #14").
 const OUT_RS: &str = "crates/core/src/store/schema_data.rs";
-const DEFAULT_API: &str = "/work/.mirror/kubernetes+api/repo";
-const DEFAULT_APIMACHINERY: &str = "/work/.mirror/kubernetes+apimachinery/repo";
-const DEFAULT_TAG: &str = "v0.32.5";
+/// The Go module that pins the reference's release (and so the modules read by default).
+const REFERENCE_MODULE: &str = "reference/kubernetes";
 
 /// The served kinds: (kind, Go package path, Go type).
 const ROOTS: &[(&str, &str, &str)] = &[
@@ -50,15 +52,11 @@ const SCALARS: &[(&str, &str)] = &[
 ];
 
 const USAGE: &str =
-    "usage: cargo xtask schema [--check] [--api DIR] [--apimachinery DIR] [--tag TAG]";
+    "usage: cargo xtask schema [--check | --full] [--api DIR --apimachinery DIR --tag TAG]";
 
 /// The command: writes `schema.txt`, or with `--check` compares it with a fresh generation.
 pub fn schema(args: &[String]) -> Result<()> {
-    let (mut api, mut mach, mut tag) = (
-        DEFAULT_API.to_string(),
-        DEFAULT_APIMACHINERY.to_string(),
-        DEFAULT_TAG.to_string(),
-    );
+    let (mut api, mut mach, mut tag) = (None, None, None);
     let (mut check, mut full) = (false, false);
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -68,15 +66,23 @@ pub fn schema(args: &[String]) -> Result<()> {
                 .ok_or_else(|| anyhow!("{a} needs a value\n{USAGE}"))
         };
         match a.as_str() {
-            "--api" => api = value()?,
-            "--apimachinery" => mach = value()?,
-            "--tag" => tag = value()?,
+            "--api" => api = Some(value()?),
+            "--apimachinery" => mach = Some(value()?),
+            "--tag" => tag = Some(value()?),
             "--check" => check = true,
             "--full" => full = true,
             _ => bail!("unknown argument `{a}`\n{USAGE}"),
         }
     }
-    let text = generate(&Source::new(&api, &tag)?, &Source::new(&mach, &tag)?, full)?;
+    let (api, mach) = match (api, mach, tag) {
+        (None, None, None) => (
+            Source::module("k8s.io/api")?,
+            Source::module("k8s.io/apimachinery")?,
+        ),
+        (Some(api), Some(mach), Some(tag)) => (Source::new(&api, &tag)?, Source::new(&mach, &tag)?),
+        _ => bail!("--api, --apimachinery and --tag go together\n{USAGE}"),
+    };
+    let text = generate(&api, &mach, full)?;
     if full {
         print!("{text}");
         return Ok(());
@@ -108,11 +114,15 @@ pub fn schema(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// A git directory at a tag.
+/// A module in the Go module cache, or a git directory at a tag.
 struct Source {
     dir: String,
+    /// The module's version, or the tag.
     tag: String,
+    /// The module's go.sum hash, or the tag's commit.
     commit: String,
+    /// `dir` is a module directory (files read as they are), not a git directory.
+    module: bool,
 }
 
 impl Source {
@@ -126,11 +136,62 @@ impl Source {
             dir: dir.to_string(),
             tag: tag.to_string(),
             commit: commit.trim().to_string(),
+            module: false,
+        })
+    }
+
+    /// `path` at the version `reference/kubernetes/go.mod` requires, downloaded into the module
+    /// cache by the go command (`go mod download -json`, which checks it against go.sum).
+    fn module(path: &str) -> Result<Source> {
+        let root = crate::util::project_root().join(REFERENCE_MODULE);
+        let go_mod = std::fs::read_to_string(root.join("go.mod"))
+            .with_context(|| format!("cannot read {REFERENCE_MODULE}/go.mod"))?;
+        let version = crate::reference::required(&go_mod, path)
+            .with_context(|| format!("{REFERENCE_MODULE}/go.mod does not require {path}"))?;
+        let out = Command::new("go")
+            .args(["mod", "download", "-json", &format!("{path}@{version}")])
+            .current_dir(&root)
+            .output()
+            .context("cannot run go (the schema is read from the Go modules; Go 1.26+)")?;
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .with_context(|| format!("`go mod download -json {path}@{version}` printed no JSON"))?;
+        if !out.status.success() || json.get("Error").is_some() {
+            bail!(
+                "`go mod download {path}@{version}` failed: {}",
+                json["Error"]
+                    .as_str()
+                    .unwrap_or(&String::from_utf8_lossy(&out.stderr))
+            );
+        }
+        Ok(Source {
+            dir: json["Dir"].as_str().context("no Dir")?.to_string(),
+            tag: version,
+            commit: json["Sum"].as_str().unwrap_or_default().to_string(),
+            module: true,
         })
     }
 
     /// The `.go` files of a package directory (no tests, no generated protobuf code).
     fn package(&self, dir: &str) -> Result<Vec<(String, String)>> {
+        if self.module {
+            let mut files = Vec::new();
+            let mut names: Vec<_> = std::fs::read_dir(Path::new(&self.dir).join(dir))
+                .with_context(|| format!("{}/{dir}", self.dir))?
+                .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+                .collect();
+            names.sort();
+            for name in names {
+                if name.ends_with(".go") && !name.ends_with("_test.go") && !name.ends_with(".pb.go")
+                {
+                    let text = std::fs::read_to_string(Path::new(&self.dir).join(dir).join(&name))?;
+                    files.push((format!("{dir}/{name}"), text));
+                }
+            }
+            if files.is_empty() {
+                bail!("{}: no Go files in {dir}", self.dir);
+            }
+            return Ok(files);
+        }
         let names = git(
             &self.dir,
             &["ls-tree", "--name-only", &self.tag, &format!("{dir}/")],
@@ -178,11 +239,19 @@ fn generate(api: &Source, mach: &Source, full: bool) -> Result<String> {
             parse_file(&text, path, &mut decls).with_context(|| format!("{}: {name}", src.dir))?;
         }
     }
+    let what = |s: &Source| {
+        if s.module {
+            format!("{} (module, go.sum {})", s.tag, s.commit)
+        } else {
+            format!("{} (commit {})", s.tag, s.commit)
+        }
+    };
     let header = format!(
         "# Generated by `cargo xtask schema`: do not edit.\n\
-         # From k8s.io/api {} (commit {}) core/v1, apps/v1\n\
-         # and k8s.io/apimachinery {} (commit {}) pkg/apis/meta/v1.\n",
-        api.tag, api.commit, mach.tag, mach.commit
+         # From k8s.io/api {} core/v1, apps/v1\n\
+         # and k8s.io/apimachinery {} pkg/apis/meta/v1.\n",
+        what(api),
+        what(mach)
     );
     render(&decls, &header, ROOTS, full)
 }
@@ -488,13 +557,31 @@ impl Parser<'_> {
             }
             Some(Tok::Ident(n)) => {
                 self.i += 1;
-                if self.punct('.') {
+                let named = if self.punct('.') {
                     self.i += 1;
                     let m = self.ident()?;
-                    self.name(Some(n), m)
+                    self.name(Some(n), m)?
                 } else {
-                    self.name(None, n)
+                    self.name(None, n)?
+                };
+                // A generic type's instantiation (`unique.Handle[string]`, apimachinery 0.37's
+                // FieldsV1): opaque to the schema, its arguments skipped.
+                if self.punct('[') {
+                    let mut depth = 0i32;
+                    while let Some(t) = self.t.get(self.i) {
+                        match t.tok {
+                            Tok::Punct('[') => depth += 1,
+                            Tok::Punct(']') => depth -= 1,
+                            _ => {}
+                        }
+                        self.i += 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    return Ok(Expr::Other);
                 }
+                Ok(named)
             }
             _ => Err(self.err("expected a type")),
         }
