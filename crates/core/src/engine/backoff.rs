@@ -28,8 +28,8 @@ pub fn jitter(duration_nanos: u64, max_factor: f64, rng: &mut Rng) -> u64 {
     duration_nanos.saturating_add(extra as u64)
 }
 
-/// apimachinery's `delay()` (what `Backoff.Step()` does): returns the sleep and the new
-/// `(Duration, Steps)`.
+/// apimachinery's `delay()` (what `Backoff.Step()` does; `pkg/util/wait/backoff.go`, unchanged
+/// through v0.37.2, the reference's release): returns the sleep and the new `(Duration, Steps)`.
 pub fn backoff_delay(
     policy: &Backoff,
     duration: u64,

@@ -215,7 +215,8 @@ pub struct Backoff {
 }
 
 impl Backoff {
-    /// client-go `retry.DefaultRetry`: 5 steps, 10ms, factor 1.0, jitter 0.1.
+    /// client-go `retry.DefaultRetry`: 5 steps, 10ms, factor 1.0, jitter 0.1 (the same at
+    /// v0.37.2, the reference's release: `util/retry/util.go`).
     pub fn default_retry() -> Self {
         Backoff {
             name: "DefaultRetry".into(),
@@ -226,7 +227,8 @@ impl Backoff {
             cap_nanos: 0,
         }
     }
-    /// client-go `retry.DefaultBackoff`: 4 steps, 10ms, factor 5.0, jitter 0.1.
+    /// client-go `retry.DefaultBackoff`: 4 steps, 10ms, factor 5.0, jitter 0.1 (the same at
+    /// v0.37.2).
     pub fn default_backoff() -> Self {
         Backoff {
             name: "DefaultBackoff".into(),
