@@ -43,11 +43,18 @@ Run `rvlab COMMAND --help` for a command's options.
 Exit codes: 0 all expectations hold, 1 an expectation failed or the file has errors,
 2 usage error.";
 
+/// `rvlab --version`: with the Kubernetes release the model follows (the store's
+/// `KUBERNETES_RELEASE`; a test keeps them one).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (models the Kubernetes v1.37.2 apiserver; its kubectl model prints kubectl 1.32)"
+);
+
 /// rvlab: a playground for Kubernetes optimistic concurrency
 #[derive(Parser)]
 #[command(
     name = "rvlab",
-    version,
+    version = VERSION,
     arg_required_else_help = true,
     // An option given twice: the last one counts (as `--seed 1 --seed 2` always did).
     args_override_self = true,
@@ -153,5 +160,14 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_version_names_the_release_the_store_models() {
+        let release = rvlab_core::store::KUBERNETES_RELEASE;
+        assert!(
+            VERSION.contains(&format!("Kubernetes {release} ")),
+            "{VERSION}"
+        );
     }
 }

@@ -186,6 +186,10 @@ pub struct Env<'a> {
 /// The fixed epoch object timestamps count from: 2026-01-01T00:00:00Z, in Unix seconds.
 pub const EPOCH_UNIX_SECONDS: i64 = 1_767_225_600;
 
+/// The Kubernetes release the store models and is checked against: the reference
+/// kube-apiserver's (`reference/kubernetes/go.mod`, docs/reference.md; a test keeps them one).
+pub const KUBERNETES_RELEASE: &str = "v1.37.2";
+
 /// An HTTP-shaped response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Response {

@@ -593,6 +593,15 @@ mod tests {
             s.source
         );
         assert!(s.source[0].contains("cargo xtask schema"));
+        // The release the store says it models is that one too.
+        assert!(go_mod.contains(&format!(
+            "k8s.io/kubernetes {}",
+            super::super::KUBERNETES_RELEASE
+        )));
+        assert_eq!(
+            super::super::KUBERNETES_RELEASE,
+            format!("v1.{}", &version[2..])
+        );
     }
 
     #[test]
