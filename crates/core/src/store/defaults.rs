@@ -26,7 +26,8 @@
 //! place (the apiserver prints every field in struct order; only a Deployment's `spec` is put
 //! in that order here, by `meta::canonicalize`).
 //!
-//! **Where it runs** (`store::handler`), as the apiserver's decode step does: the object of a
+//! **Where it runs** (`store::handler`; with the `api` feature only, so not in the page, whose
+//! wasm has no room for it yet), as the apiserver's decode step does: the object of a
 //! create, an update and a JSON, merge or strategic patch (main resource or `status`) is
 //! defaulted before the field manager compares it with the live object, so the writer's Update
 //! entry owns what defaulting added or changed (`f:spec/f:strategy`, a container's
@@ -313,7 +314,10 @@ fn items<'a>(v: &'a mut Value, key: &str) -> impl Iterator<Item = &'a mut Value>
 /// defaults here; a Namespace's label is `namespace::default_labels`, a Secret's `type`
 /// `meta::canonicalize`).
 pub(crate) fn default_object(res: &Resource, obj: &mut Value) {
-    if *res != Resource::Deployment {
+    // The page's store (without the `api` feature) does not default: the module is 13 kB of
+    // the page's shipped wasm, which is at its 300 kB budget (measured, docs/size.md); the
+    // CLI, `rvlab serve` and the goldens' replay default as the apiserver does.
+    if !super::API || *res != Resource::Deployment {
         return;
     }
     let Some(o) = obj.as_object_mut() else {

@@ -819,8 +819,11 @@ impl Store {
         let new_finalizers = gc_finalizers(&old_finalizers, &opts);
         if !new_finalizers.is_empty() {
             let mut obj = entry.object.clone();
-            let set = |f: &[String]| f.iter().cloned().collect::<std::collections::BTreeSet<_>>();
-            if set(&old_finalizers) != set(&new_finalizers) {
+            // The same set (`sets.String.Equal`): each list holds the other's names.
+            let within = |a: &[String], b: &[String]| a.iter().all(|f| b.contains(f));
+            let same = within(&old_finalizers, &new_finalizers)
+                && within(&new_finalizers, &old_finalizers);
+            if !same {
                 set_meta(&mut obj, "finalizers", new_finalizers.into());
             }
             mark_as_deleting(&mut obj, &ctx.now);

@@ -586,27 +586,27 @@ pub(crate) fn validate(res: &Resource, obj: &Value, old: Option<&Value>) -> Vec<
     if let Some(old) = old {
         // `ValidateObjectMetaUpdate` (k8s.io/apimachinery `pkg/api/validation/objectmeta.go`):
         // "Finalizers cannot be added if the object is already being deleted."
-        let list = |o: &Value| -> std::collections::BTreeSet<String> {
+        // Plain vectors, not a `BTreeSet<String>`: the finalizer lists are short, and one more
+        // B-tree instantiation is kilobytes of the page's wasm (docs/size.md).
+        fn list(o: &Value) -> Vec<&str> {
             o.get("metadata")
                 .and_then(|m| m.get("finalizers"))
                 .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default()
-        };
+        }
         let deleting = old
             .get("metadata")
             .and_then(|m| m.get("deletionTimestamp"))
             .is_some();
-        let (new, before) = (list(obj), list(old));
-        let extra: Vec<String> = new
-            .difference(&before)
-            .map(|f| super::status::quote(f))
+        let before = list(old);
+        let mut new: Vec<&str> = list(obj)
+            .into_iter()
+            .filter(|f| !before.contains(f))
             .collect();
+        crate::sort::sort(&mut new);
+        new.dedup();
+        let extra: Vec<String> = new.iter().map(|f| super::status::quote(f)).collect();
         if deleting && !extra.is_empty() {
             // `ValidateNoNewFinalizers`: the new ones sorted, as Go prints a []string with %#v.
             errs.push(FieldError::forbidden(
