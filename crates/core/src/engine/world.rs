@@ -115,7 +115,11 @@ pub(super) fn eval_body(
 /// N` is the store's to honour. Public for the reference goldens, which send the same requests
 /// to a real kube-apiserver (docs/reference.md).
 pub fn setup_request(obj: &crate::lang::ast::SetupObject) -> Result<Request, String> {
-    let body = eval_body(&obj.body, &Vars::default(), "object", None)?;
+    setup_request_with(obj, &Vars::default())
+}
+
+fn setup_request_with(obj: &crate::lang::ast::SetupObject, vars: &Vars) -> Result<Request, String> {
+    let body = eval_body(&obj.body, vars, "object", None)?;
     let body = with_identity(&obj.target, body)?;
     Ok(Request {
         method: Method::Post,
@@ -168,6 +172,7 @@ impl World {
             setup_revisions: Revisions::new(),
             write_verbs: VecMap::new(),
         };
+        let no_vars = Vars::default();
         let files = setup_files(scenario)?;
         for obj in &scenario.objects {
             let fail = |message: String| RunError::Setup {
@@ -175,7 +180,7 @@ impl World {
                 line: obj.span.line,
                 message,
             };
-            let req = setup_request(obj).map_err(fail)?;
+            let req = setup_request_with(obj, &no_vars).map_err(fail)?;
             if let Some(rv) = obj.at_revision {
                 world.store.advance_to(rv).map_err(fail)?;
             }

@@ -313,11 +313,19 @@ fn items<'a>(v: &'a mut Value, key: &str) -> impl Iterator<Item = &'a mut Value>
 /// Defaults `obj` as the apiserver's decoder does for its kind (only Deployments have
 /// defaults here; a Namespace's label is `namespace::default_labels`, a Secret's `type`
 /// `meta::canonicalize`).
+// The page's store (without the `api` feature) does not default: the module is kilobytes of
+// the page's shipped wasm, which is at its 300 kB budget (measured, docs/size.md); the CLI,
+// `rvlab serve` and the goldens' replay default as the apiserver does. Inlined, so the page's
+// call sites go with it.
+#[inline(always)]
 pub(crate) fn default_object(res: &Resource, obj: &mut Value) {
-    // The page's store (without the `api` feature) does not default: the module is 13 kB of
-    // the page's shipped wasm, which is at its 300 kB budget (measured, docs/size.md); the
-    // CLI, `rvlab serve` and the goldens' replay default as the apiserver does.
-    if !super::API || *res != Resource::Deployment {
+    if super::API {
+        default_deployment(res, obj);
+    }
+}
+
+fn default_deployment(res: &Resource, obj: &mut Value) {
+    if *res != Resource::Deployment {
         return;
     }
     let Some(o) = obj.as_object_mut() else {

@@ -712,9 +712,13 @@ impl Typed<'_> {
         set
     }
     fn set(&self, v: &Value) -> FieldSet {
+        self.strip(self.full_set(v))
+    }
+    /// `ToFieldSet` as structured-merge-diff computes it: not stripped.
+    fn full_set(&self, v: &Value) -> FieldSet {
         let mut out = FieldSet::new();
         to_set(self.at, &self.view(v), &mut Vec::new(), &mut out);
-        self.strip(out)
+        out
     }
     fn cmp(&self, l: &Value, r: &Value) -> Cmp {
         let mut c = Cmp::default();
@@ -797,8 +801,7 @@ impl Typed<'_> {
         // manager's `stripMeta` runs after `Updater.Apply`): `addBackOwnedItems` keeps what
         // the configuration names, `metadata.name` and `metadata.namespace` included, so a
         // prune never takes them (nor `metadata` with them).
-        let mut applied = FieldSet::new();
-        to_set(self.at, &self.view(cfg), &mut Vec::new(), &mut applied);
+        let applied = self.full_set(cfg);
         let merged = self.prune(merged, &next, &last, applied);
         self.update(live, &merged, &mut next, Some(me), force)?;
         ms.clone_from_slice(&next);
@@ -818,16 +821,11 @@ impl Typed<'_> {
         for m in ms {
             managed.extend(m.set.clone());
         }
-        // `ToFieldSet` of the objects, as structured-merge-diff computes it: not stripped.
-        let full = |v: &Value| {
-            let mut out = FieldSet::new();
-            to_set(self.at, &self.view(v), &mut Vec::new(), &mut out);
-            out
-        };
-        let ms_set = named(&full(&merged));
-        let keep = union(&named(&full(&pruned)), &named(&managed));
+        // The objects' field sets as structured-merge-diff computes them: not stripped.
+        let ms_set = named(&self.full_set(&merged));
+        let keep = union(&named(&self.full_set(&pruned)), &named(&managed));
         let pruned = self.remove(&merged, &minus(&ms_set, &keep));
-        let gone = minus(&ms_set, &named(&full(&pruned)));
+        let gone = minus(&ms_set, &named(&self.full_set(&pruned)));
         let mut dangling = gone;
         dangling.retain(|p| last.contains(p));
         self.remove(&merged, &dangling)
@@ -928,7 +926,8 @@ pub(crate) fn after_update_to(
     // skipnonapplied.go`): an update of an object that has no managedFields leaves it without;
     // only a create or an apply starts tracking (the reference's answers show it, e.g. a
     // ConfigMap created empty and then patched).
-    if old.is_some() && managers.is_empty() {
+    // (With the `api` feature: the page's store tracks as before, docs/size.md.)
+    if super::API && old.is_some() && managers.is_empty() {
         return Vec::new();
     }
     let mut out: Vec<Manager> = managers.to_vec();
@@ -1008,9 +1007,7 @@ pub(crate) fn apply_to(
 ) -> Result<Applied, Response> {
     let api = res.api_version();
     let mut out: Vec<Manager> = managers.to_vec();
-    let existed = out.iter().any(|m| m.is(name, Operation::Apply, &api, sub));
     let me = manager_index(&mut out, res, sub, name, Operation::Apply, now);
-    let before = out[me].time.clone();
     let object = typed(res, sub)
         .apply_by(live, cfg, &mut out, me, force)
         .map_err(|c| conflict_error(&out, c))?;
@@ -1020,13 +1017,16 @@ pub(crate) fn apply_to(
     // `Updater.Apply` returns an object, i.e. when the merged value is not equal to the live
     // one (`value.Equals`, before Go's `omitempty`: applying `data: {}` to an object without
     // `data` is a change, to one with data is not). An apply that changes nothing keeps the
-    // entry's time, and a new entry gets none (the reference's answers show both).
-    let changed = object != *live;
-    out[me].time = match (changed, existed) {
-        (true, _) => now.into(),
-        (false, true) => before,
-        (false, false) => String::new(),
-    };
+    // entry's time (`apply_by` leaves it), and a new entry (`manager_index` appended it) gets
+    // none; the reference's answers show both. The page's store, without the `api` feature,
+    // stamps every apply: its wasm is at its size budget (docs/size.md).
+    if super::API && object == *live {
+        if me >= managers.len() {
+            out[me].time = String::new();
+        }
+    } else {
+        out[me].time = now.into();
+    }
     out.retain(|m| !m.set.is_empty());
     Ok(Applied {
         object,

@@ -197,7 +197,8 @@ fn canonical_meta(meta: &Value) -> Value {
     for key in OBJECT_META_ORDER {
         if let Some(v) = m.get(*key) {
             // `deletionGracePeriodSeconds` is a pointer in Go: 0 is written, only nil omitted.
-            let pointer = *key == "deletionGracePeriodSeconds" && v.is_number();
+            // (Only the `api` feature's store marks objects as being deleted.)
+            let pointer = super::API && *key == "deletionGracePeriodSeconds" && v.is_number();
             if is_empty_value(v) && !pointer {
                 continue;
             }
@@ -311,6 +312,15 @@ pub(crate) fn canonicalize(res: &Resource, obj: &Value) -> Value {
             // `DeploymentStatus` (k8s.io/api apps/v1 types.go) in Go field order; its counts
             // are non-pointer integers with `omitempty`, so a 0 is not written (the reference
             // drops a 0 a client writes), nor are empty conditions.
+            if !super::API {
+                // The page's store keeps the status as written (size, docs/size.md).
+                let status = o
+                    .get("status")
+                    .cloned()
+                    .unwrap_or(Value::Object(Map::new()));
+                out.insert("status".into(), status);
+                return Value::Object(out);
+            }
             let mut st = Map::new();
             if let Some(sm) = o.get("status").and_then(Value::as_object) {
                 let zero = |k: &str, v: &Value| {
@@ -583,7 +593,7 @@ pub(crate) fn validate(res: &Resource, obj: &Value, old: Option<&Value>) -> Vec<
             ));
         }
     }
-    if let Some(old) = old {
+    if let (Some(old), true) = (old, super::API) {
         // `ValidateObjectMetaUpdate` (k8s.io/apimachinery `pkg/api/validation/objectmeta.go`):
         // "Finalizers cannot be added if the object is already being deleted."
         // Plain vectors, not a `BTreeSet<String>`: the finalizer lists are short, and one more
@@ -600,12 +610,15 @@ pub(crate) fn validate(res: &Resource, obj: &Value, old: Option<&Value>) -> Vec<
             .and_then(|m| m.get("deletionTimestamp"))
             .is_some();
         let before = list(old);
-        let mut new: Vec<&str> = list(obj)
-            .into_iter()
-            .filter(|f| !before.contains(f))
-            .collect();
-        crate::sort::sort(&mut new);
-        new.dedup();
+        // The new ones, sorted and once each (`sets.String.List()`), inserted in place: no
+        // sort instantiation for `&str` in the page.
+        let mut new: Vec<&str> = Vec::new();
+        for f in list(obj) {
+            if !before.contains(&f) && !new.contains(&f) {
+                let at = new.iter().position(|n| *n > f).unwrap_or(new.len());
+                new.insert(at, f);
+            }
+        }
         let extra: Vec<String> = new.iter().map(|f| super::status::quote(f)).collect();
         if deleting && !extra.is_empty() {
             // `ValidateNoNewFinalizers`: the new ones sorted, as Go prints a []string with %#v.

@@ -146,7 +146,7 @@ pub fn parse(full: &str) -> Result<RequestTarget, Response> {
         // A custom resource's subresource its CRD does not define: apiextensions-apiserver's
         // `crdHandler` answers NotFound for the object (the reference kube-apiserver v1.37.2
         // does, reference/goldens), whether the object exists or not.
-        [n, _] if !n.is_empty() && matches!(resource, Resource::Custom { .. }) => {
+        [n, _] if API && !n.is_empty() && matches!(resource, Resource::Custom { .. }) => {
             return Err(status::not_found(&resource, n));
         }
         _ => return Err(status::path_not_found()),
