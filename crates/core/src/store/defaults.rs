@@ -735,7 +735,7 @@ mod tests {
                 },
             },
         });
-        default_object(&Resource::Deployment, &mut d);
+        default_deployment(&Resource::Deployment, &mut d);
         assert_eq!(
             d["spec"].to_string(),
             json!({
@@ -782,7 +782,7 @@ mod tests {
                                   "serviceAccount": "robot", "volumes": [{"name": "v"},
                                   {"name": "c", "configMap": {"name": "cm"}}]}},
         }});
-        default_object(&Resource::Deployment, &mut d);
+        default_deployment(&Resource::Deployment, &mut d);
         let spec = &d["spec"];
         assert_eq!(spec["replicas"], 0);
         assert_eq!(
@@ -801,21 +801,21 @@ mod tests {
 
         let mut claim = json!({"spec": {"template": {"spec": {"volumes": [{"name": "e",
             "ephemeral": {"volumeClaimTemplate": {"spec": {"accessModes": ["ReadWriteOnce"]}}}}]}}}});
-        default_object(&Resource::Deployment, &mut claim);
+        default_deployment(&Resource::Deployment, &mut claim);
         assert_eq!(
             claim["spec"]["template"]["spec"]["volumes"][0]["ephemeral"].to_string(),
             r#"{"volumeClaimTemplate":{"metadata":{},"spec":{"accessModes":["ReadWriteOnce"],"volumeMode":"Filesystem"}}}"#
         );
 
         let mut recreate = json!({"spec": {"strategy": {"type": "Recreate"}}});
-        default_object(&Resource::Deployment, &mut recreate);
+        default_deployment(&Resource::Deployment, &mut recreate);
         assert_eq!(
             recreate["spec"].to_string(),
             r#"{"replicas":1,"strategy":{"type":"Recreate"},"revisionHistoryLimit":10,"progressDeadlineSeconds":600}"#
         );
 
         let mut cm = json!({"data": {}});
-        default_object(&Resource::ConfigMap, &mut cm);
+        default_deployment(&Resource::ConfigMap, &mut cm);
         assert_eq!(cm, json!({"data": {}}));
     }
 }

@@ -884,6 +884,9 @@ fn s3_strategic_patch_on_a_custom_resource_is_415() {
     );
 }
 
+// Its Deployments are defaulted: the `api` feature's store (the page's does not default,
+// docs/size.md).
+#[cfg(feature = "api")]
 #[test]
 fn s3_strategic_patch_merges_containers_by_name() {
     let mut w = World::new();
@@ -979,6 +982,9 @@ fn s3_strategic_patch_merges_finalizers_and_owner_references_from_the_schema() {
     );
 }
 
+// Its Deployments are defaulted: the `api` feature's store (the page's does not default,
+// docs/size.md).
+#[cfg(feature = "api")]
 #[test]
 fn s3_strategic_patch_never_stores_a_directive() {
     let mut w = World::new();
@@ -1135,6 +1141,9 @@ fn s3_1_update_takes_ownership_and_apply_rv_is_checked() {
     );
 }
 
+// Its Deployments are defaulted: the `api` feature's store (the page's does not default,
+// docs/size.md).
+#[cfg(feature = "api")]
 #[test]
 fn s3_1_managed_fields_of_a_deployment_create() {
     let mut w = World::new();
@@ -1691,6 +1700,9 @@ fn s3_1_each_applier_owns_its_own_finalizers() {
 /// Defaulting runs before the field manager for an update-type write (the writer owns what it
 /// filled in or changed) and after it for server-side apply (nobody owns the defaults):
 /// `store/defaults.rs`, checked against kube-apiserver 1.37.2 (reference/goldens).
+// Its Deployments are defaulted: the `api` feature's store (the page's does not default,
+// docs/size.md).
+#[cfg(feature = "api")]
 #[test]
 fn s3_1_deployment_defaults_are_owned_by_updates_not_by_appliers() {
     let mut w = World::new();
@@ -1738,6 +1750,9 @@ fn s3_1_deployment_defaults_are_owned_by_updates_not_by_appliers() {
     );
 }
 
+// Its Deployments are defaulted: the `api` feature's store (the page's does not default,
+// docs/size.md).
+#[cfg(feature = "api")]
 #[test]
 fn s3_1_ports_are_keyed_by_port_and_defaulted_protocol_and_the_selector_is_atomic() {
     let mut w = World::new();
