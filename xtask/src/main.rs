@@ -371,11 +371,27 @@ fn determinism() -> Result<()> {
     // With the kubectl model and symmetry reduction compiled in (the page leaves both out,
     // docs/size.md), so the kubectl lessons and the merging of symmetric clients are compared
     // too.
-    let (native, wasm) = example_native_and_wasm(
+    let (_, wasm) = example_native_and_wasm(
         "determinism",
         false,
         &["--features", "rvlab-core/kubectl,rvlab-core/symmetry"],
     )?;
+    // The native side from the core's own example, with the page's features of the core: the
+    // web example's native dev-dependencies turn the `api` feature on (crates/core/examples).
+    let native = run_capture(cmd(
+        "cargo",
+        &[
+            "run",
+            "--quiet",
+            "-p",
+            "rvlab-core",
+            "--example",
+            "determinism",
+            "--no-default-features",
+            "--features",
+            "kubectl,symmetry",
+        ],
+    ))?;
     compare_reports(&native, &wasm)?;
     println!(
         "native and wasm32 agree: {} lines, digest {:016x}",

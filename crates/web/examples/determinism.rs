@@ -19,7 +19,7 @@ const SEEDS: [u64; 4] = [0, 1, 42, 0xDEAD_BEEF];
 /// built-in lesson run on its default schedule, `rvlab_core::lessons::fingerprints`) for several
 /// seeds, the share links of the lessons' texts, plus the seeded generator's raw output (jitter
 /// and uids come from it).
-fn report() -> String {
+pub fn report() -> String {
     use rvlab_core::{lessons::fingerprints, lessons::LESSONS, rng::Rng};
     let mut out = String::new();
     for seed in SEEDS {
