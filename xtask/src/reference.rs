@@ -45,14 +45,16 @@ pub fn reference(args: &[String]) -> Result<()> {
     match words.as_slice() {
         [] | ["build"] => build().map(|_| ()),
         ["start"] => start(),
-        ["capture"] => capture(),
+        ["capture"] => capture().and_then(|()| capture_kubectl()),
+        ["capture", "apiserver"] => capture(),
+        ["capture", "kubectl"] => capture_kubectl(),
         ["diff", rest @ ..] => diff(rest),
         _ => bail!("{USAGE}"),
     }
 }
 
 const USAGE: &str =
-    "usage: cargo xtask reference [build | start | capture | diff --random N [--seed S]]";
+    "usage: cargo xtask reference [build | start | capture [apiserver | kubectl] | diff --random N [--seed S]]";
 
 /// The random sequences of `reference/goldens/random.json`: how many, and the seed.
 const GOLDEN_RANDOM: (u32, u64) = (600, 1);
@@ -633,6 +635,31 @@ pub fn capture() -> Result<()> {
     )?;
     drop(running);
     Ok(())
+}
+
+/// The reference's kubectl run through the kubectl corpus (`tests/clients/kubectl-corpus`)
+/// against `rvlab serve` by the differential test, which writes what it did to
+/// `tests/clients/kubectl-goldens.json` (and fails, writing nothing, if the model differs).
+fn capture_kubectl() -> Result<()> {
+    let bin = build()?;
+    let mut test = cmd(
+        "cargo",
+        &[
+            "test",
+            "-p",
+            "rvlab-clients",
+            "--test",
+            "kubectl_differential",
+            "the_model_sends_and_prints_what_the_real_kubectl_does",
+            "--",
+            "--exact",
+            "--nocapture",
+        ],
+    );
+    test.env("RVLAB_KUBECTL", bin.join("kubectl"))
+        .env("RVLAB_WRITE_KUBECTL_GOLDENS", "1")
+        .env_remove("RVLAB_CORPUS");
+    run(test)
 }
 
 /// `diff --random N [--seed S]`: N random sequences sent to a fresh reference and then

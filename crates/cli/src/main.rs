@@ -47,7 +47,7 @@ Exit codes: 0 all expectations hold, 1 an expectation failed or the file has err
 /// `KUBERNETES_RELEASE`; a test keeps them one).
 const VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
-    " (models the Kubernetes v1.37.2 apiserver; its kubectl model prints kubectl 1.32)"
+    " (models the Kubernetes v1.37.2 apiserver and kubectl v1.37.2)"
 );
 
 /// rvlab: a playground for Kubernetes optimistic concurrency
@@ -166,7 +166,8 @@ mod tests {
     fn the_version_names_the_release_the_store_models() {
         let release = rvlab_core::store::KUBERNETES_RELEASE;
         assert!(
-            VERSION.contains(&format!("Kubernetes {release} ")),
+            VERSION.contains(&format!("Kubernetes {release} "))
+                && VERSION.contains(&format!("kubectl {release})")),
             "{VERSION}"
         );
     }

@@ -72,6 +72,18 @@ impl Req {
             "body": self.body,
         })
     }
+
+    fn from_json(v: &Value) -> Req {
+        Req {
+            method: v["method"].as_str().unwrap_or_default().to_owned(),
+            path: v["path"].as_str().unwrap_or_default().to_owned(),
+            content_type: v["content_type"].as_str().map(str::to_owned),
+            body: match &v["body"] {
+                Value::Null => None,
+                b => Some(b.clone()),
+            },
+        }
+    }
 }
 
 /// What one kubectl command did, on one side.
@@ -650,16 +662,58 @@ pub struct Compared {
     pub command: String,
     /// Empty when the two sides agree.
     pub diff: String,
+    /// What the real kubectl did (for the goldens).
+    pub real: Outcome,
 }
 
-/// Runs the scenario `src` (named `name` in messages) on both sides and compares each kubectl
-/// command.
-pub fn run_scenario(src: &str) -> Result<Vec<Compared>> {
+/// A difference between kubectl releases in what the model prints: the model prints what
+/// the reference's kubectl (the model's release) prints; an older kubectl, still a client of
+/// `rvlab serve`, prints `older(model's text)`. Each one was seen with the real binaries.
+pub struct ReleaseChange {
+    /// The first kubectl minor release that prints the model's text.
+    pub since: u32,
+    /// What changed, and where upstream.
+    pub why: &'static str,
+    /// The model's stdout as the older releases print it.
+    pub older: fn(&str) -> String,
+}
+
+/// The reviewed list of [`ReleaseChange`]s.
+pub const RELEASE_CHANGES: &[ReleaseChange] = &[ReleaseChange {
+    since: 34,
+    why: "`kubectl delete` names a namespaced object's namespace: `configmap \"x\" deleted \
+          from default namespace` (k8s.io/kubectl v0.34.0 `pkg/cmd/delete/delete.go`, \
+          `PrintObj`; kubectl 1.33.1 prints `configmap \"x\" deleted`)",
+    older: |text| {
+        text.split_inclusive('\n')
+            .map(|l| match l.find(" deleted from ") {
+                Some(at) if l.trim_end().ends_with(" namespace") => {
+                    format!("{} deleted\n", &l[..at])
+                }
+                _ => l.to_owned(),
+            })
+            .collect()
+    },
+}];
+
+/// `model` as a kubectl of minor release `minor` prints it ([`RELEASE_CHANGES`]).
+pub fn as_release(model: &Outcome, minor: u32) -> Outcome {
+    let mut out = model.clone();
+    for c in RELEASE_CHANGES.iter().filter(|c| minor < c.since) {
+        out.stdout = (c.older)(&out.stdout);
+    }
+    out
+}
+
+/// Runs the scenario `src` on both sides and compares each kubectl command; the real
+/// kubectl's minor release `minor` (the model's outcomes are read as that release prints
+/// them, [`as_release`]).
+pub fn run_scenario(src: &str, minor: u32) -> Result<Vec<Compared>> {
     let scenario = parse(src)?;
     let script = model(&scenario)?;
     let real = real(src, &script)?;
     let mut out = Vec::new();
-    let mut real = real.iter();
+    let mut real = real.into_iter();
     for a in &script.actions {
         if let Action::Kubectl(p) = a {
             let r = real.next().context("internal: fewer real outcomes")?;
@@ -667,11 +721,158 @@ pub fn run_scenario(src: &str) -> Result<Vec<Compared>> {
                 client: script.clients[p.client].clone(),
                 line: p.line,
                 command: p.cmd.line.clone(),
-                diff: compare(&p.cmd, &p.model, r),
+                diff: compare(&p.cmd, &as_release(&p.model, minor), &r),
+                real: r,
             });
         }
     }
     Ok(out)
+}
+
+/// The reference kubectl's outcomes for the corpus: `tests/clients/kubectl-goldens.json`.
+pub fn goldens_file() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("kubectl-goldens.json")
+}
+
+/// The goldens' text: the kubectl's version, and per scenario (in corpus order) each kubectl
+/// command with what the real one did, uids and times masked ([`mask`]), one command a line.
+pub fn goldens_text(version: &str, scenarios: &[(String, Vec<Compared>)]) -> String {
+    let mut out = format!(
+        "{{\"kubectl\": {}, \"server\": \"rvlab serve\", \"scenarios\": [\n",
+        Value::from(version)
+    );
+    for (i, (name, cmds)) in scenarios.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{{\"name\": {}, \"commands\": [",
+            Value::from(name.as_str())
+        );
+        for (j, c) in cmds.iter().enumerate() {
+            let r = &c.real;
+            let line = json!({
+                "line": c.line,
+                "client": c.client,
+                "command": c.command,
+                "requests": r.requests.iter().map(|q| Req {
+                    body: q.body.as_ref().map(mask_value),
+                    ..q.clone()
+                }.to_json()).collect::<Vec<_>>(),
+                "stdout": mask(&r.stdout),
+                "stderr": mask(&r.stderr),
+                "exit": r.exit,
+                "file": r.file.as_deref().map(mask),
+            });
+            let comma = if j + 1 < cmds.len() { "," } else { "" };
+            let _ = writeln!(out, "  {line}{comma}");
+        }
+        let comma = if i + 1 < scenarios.len() { "," } else { "" };
+        let _ = writeln!(out, "]}}{comma}");
+    }
+    out.push_str("]}\n");
+    out
+}
+
+/// One command of the goldens.
+#[derive(Debug, Clone)]
+pub struct GoldenCommand {
+    pub line: u32,
+    pub client: String,
+    pub command: String,
+    pub outcome: Outcome,
+}
+
+/// The goldens read back: the kubectl's version, and (scenario name, commands).
+pub type Goldens = (String, Vec<(String, Vec<GoldenCommand>)>);
+
+/// Reads [`goldens_text`]'s text back.
+pub fn read_goldens(text: &str) -> Result<Goldens> {
+    let v: Value = serde_json::from_str(text).context("the kubectl goldens are not JSON")?;
+    let version = v["kubectl"]
+        .as_str()
+        .context("no `kubectl` version")?
+        .to_owned();
+    let mut scenarios = Vec::new();
+    for s in v["scenarios"].as_array().context("no `scenarios`")? {
+        let name = s["name"].as_str().context("a scenario without a name")?;
+        let mut cmds = Vec::new();
+        for c in s["commands"]
+            .as_array()
+            .context("a scenario without commands")?
+        {
+            let text = |k: &str| c[k].as_str().unwrap_or_default().to_owned();
+            cmds.push(GoldenCommand {
+                line: c["line"].as_u64().context("a command without a line")? as u32,
+                client: text("client"),
+                command: text("command"),
+                outcome: Outcome {
+                    requests: c["requests"]
+                        .as_array()
+                        .map(|a| a.iter().map(Req::from_json).collect())
+                        .unwrap_or_default(),
+                    stdout: text("stdout"),
+                    stderr: text("stderr"),
+                    exit: c["exit"]
+                        .as_i64()
+                        .context("a command without an exit status")?
+                        as i32,
+                    file: c["file"].as_str().map(str::to_owned),
+                },
+            });
+        }
+        scenarios.push((name.to_owned(), cmds));
+    }
+    Ok((version, scenarios))
+}
+
+/// The model's outcome of every kubectl command of `src` against the goldens' `golden`
+/// commands of that scenario: one [`Compared`] per command, or an error when the scenario's
+/// commands are not the goldens' (the corpus changed: capture again).
+pub fn against_goldens(src: &str, golden: &[GoldenCommand]) -> Result<Vec<Compared>> {
+    let script = model(&parse(src)?)?;
+    let planned: Vec<&Planned> = script
+        .actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Kubectl(p) => Some(&**p),
+            _ => None,
+        })
+        .collect();
+    let ours: Vec<(u32, &str)> = planned
+        .iter()
+        .map(|p| (p.line, p.cmd.line.as_str()))
+        .collect();
+    let theirs: Vec<(u32, &str)> = golden
+        .iter()
+        .map(|g| (g.line, g.command.as_str()))
+        .collect();
+    anyhow::ensure!(
+        ours == theirs,
+        "the scenario's kubectl commands are not the goldens' (capture them again: \
+         `cargo xtask reference capture kubectl`):\n  scenario: {ours:?}\n  goldens:  {theirs:?}"
+    );
+    Ok(planned
+        .iter()
+        .zip(golden)
+        .map(|(p, g)| Compared {
+            client: script.clients[p.client].clone(),
+            line: p.line,
+            command: p.cmd.line.clone(),
+            diff: compare(&p.cmd, &p.model, &g.outcome),
+            real: g.outcome.clone(),
+        })
+        .collect())
+}
+
+/// The first kubectl minor release a scenario is for, from its first line `# since kubectl
+/// 1.N` (what older ones send or print differently in ways no [`ReleaseChange`] can say: the
+/// live test skips it with them; the goldens always compare it).
+pub fn since(src: &str) -> Option<u32> {
+    src.lines()
+        .next()?
+        .strip_prefix("# since kubectl 1.")?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// The corpus: `tests/clients/kubectl-corpus/*.rvl`, sorted by name, as (file name, text).
@@ -695,6 +896,78 @@ pub fn corpus() -> Result<Vec<(String, String)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scenario_says_the_first_release_it_is_for() {
+        assert_eq!(since("# since kubectl 1.36\ntitle \"x\""), Some(36));
+        assert_eq!(since("title \"x\"\n# since kubectl 1.36"), None);
+        assert_eq!(since("# since kubectl 2.0"), None);
+    }
+
+    #[test]
+    fn an_older_kubectl_prints_a_delete_without_the_namespace() {
+        let model = Outcome {
+            stdout: "configmap \"a\" deleted from team-a namespace\nwidget.example.com \"w\" deleted from default namespace\n".into(),
+            ..Outcome::default()
+        };
+        assert_eq!(
+            as_release(&model, 33).stdout,
+            "configmap \"a\" deleted\nwidget.example.com \"w\" deleted\n"
+        );
+        assert_eq!(as_release(&model, 34), model);
+        assert_eq!(as_release(&model, 37), model);
+        // Only the delete line's form: a name that says "deleted from" is not touched.
+        let other = Outcome {
+            stdout: "configmap/deleted from x created\n".into(),
+            ..Outcome::default()
+        };
+        assert_eq!(as_release(&other, 32), other);
+    }
+
+    #[test]
+    fn goldens_are_read_back_as_written_with_uids_and_times_masked() {
+        let real = Outcome {
+            requests: vec![Req {
+                method: "PATCH".into(),
+                path: "/api/v1/namespaces/default/configmaps/a?fieldManager=kubectl".into(),
+                content_type: Some("application/merge-patch+json".into()),
+                body: Some(json!({"metadata": {"uid": "1b39896a-51a8-449b-93cb-9f0c747ea2ea"}})),
+            }],
+            stdout: "configmap/a patched at 2026-12-01T17:25:12Z\n".into(),
+            stderr: String::new(),
+            exit: 0,
+            file: Some("x\n".into()),
+        };
+        let cmds = vec![Compared {
+            client: "alice".into(),
+            line: 7,
+            command: "patch cm a -p '{}'".into(),
+            diff: String::new(),
+            real,
+        }];
+        let text = goldens_text("v1.37.2", &[("01-x.rvl".into(), cmds)]);
+        let (version, scenarios) = read_goldens(&text).expect("the goldens read back");
+        assert_eq!(version, "v1.37.2");
+        assert_eq!(scenarios.len(), 1);
+        let (name, cmds) = &scenarios[0];
+        assert_eq!(name, "01-x.rvl");
+        let g = &cmds[0];
+        assert_eq!(
+            (g.line, g.client.as_str(), g.command.as_str()),
+            (7, "alice", "patch cm a -p '{}'")
+        );
+        assert_eq!(g.outcome.stdout, "configmap/a patched at <time>\n");
+        assert_eq!(
+            g.outcome.requests[0].body,
+            Some(json!({"metadata": {"uid": "<uid>"}}))
+        );
+        assert_eq!(
+            g.outcome.requests[0].content_type.as_deref(),
+            Some("application/merge-patch+json")
+        );
+        assert_eq!(g.outcome.file.as_deref(), Some("x\n"));
+        assert!(read_goldens("{").is_err());
+    }
 
     #[test]
     fn uids_and_times_are_masked() {

@@ -1,14 +1,19 @@
 //! The differential test of issue #14: every scenario of `tests/clients/kubectl-corpus/` is
-//! run in the model and with the real kubectl 1.32 against `rvlab serve` loaded with the same
-//! setup, commands in the same order (`rvlab_clients::differential`), and each kubectl
-//! command's requests (method, path with query, content type, body as JSON), stdout, stderr
-//! and exit status must be equal, apart from uids, times and AGE cells. Every mismatch is
-//! printed with both sides; the test fails if there is one, and says how many commands it
-//! compared. `RVLAB_CORPUS=NAME` runs the scenarios whose file name contains NAME only;
-//! `-- --nocapture` lists every command compared.
+//! run in the model and with a real kubectl against `rvlab serve` loaded with the same setup,
+//! commands in the same order (`rvlab_clients::differential`), and each kubectl command's
+//! requests (method, path with query, content type, body as JSON), stdout, stderr and exit
+//! status must be equal, apart from uids, times and AGE cells. The model is the reference's
+//! kubectl, v1.37.2 (docs/reference.md): CI, which has none, compares it with that kubectl's
+//! committed outcomes (`kubectl-goldens.json`); the live test runs the machine's kubectl (1.32),
+//! reading the model's outcomes as that release prints them (the reviewed
+//! `RELEASE_CHANGES`). Every mismatch is printed with both sides; the test fails if there is
+//! one, and says how many commands it compared. `RVLAB_CORPUS=NAME` runs the scenarios whose
+//! file name contains NAME only; `-- --nocapture` lists every command compared.
 
 use anyhow::Result;
-use rvlab_clients::differential::{corpus, run_scenario};
+use rvlab_clients::differential::{
+    against_goldens, corpus, goldens_file, goldens_text, read_goldens, run_scenario, since,
+};
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -25,6 +30,33 @@ fn the_model_sends_and_prints_what_the_real_kubectl_does() -> Result<()> {
         !corpus.is_empty(),
         "no corpus scenario (RVLAB_CORPUS={only:?})"
     );
+    let version = rvlab_clients::tools::kubectl_version()?;
+    let minor = rvlab_clients::tools::kubectl_minor()?;
+    // `RVLAB_WRITE_KUBECTL_GOLDENS=1` with the reference's kubectl (`cargo xtask reference
+    // capture kubectl`) writes what it did to the goldens.
+    let write = std::env::var_os("RVLAB_WRITE_KUBECTL_GOLDENS").is_some();
+    if write {
+        assert!(
+            only.is_empty(),
+            "the goldens are written from the whole corpus: unset RVLAB_CORPUS"
+        );
+        assert_eq!(
+            version,
+            rvlab_core::store::KUBERNETES_RELEASE,
+            "the goldens are the model's release's kubectl: run the reference's"
+        );
+    }
+    // A scenario for a newer kubectl than this one is not run (the goldens compare it).
+    let corpus: Vec<_> = corpus
+        .into_iter()
+        .filter(|(name, src)| match since(src) {
+            Some(first) if minor < first => {
+                println!("skipped  {name}: for kubectl 1.{first} and later");
+                false
+            }
+            _ => true,
+        })
+        .collect();
     // One server per scenario, so the scenarios run side by side (the seed's client-side
     // apply retries, ~4.7 s of kubectl's own sleeps, overlap the rest).
     let results: Vec<_> = std::thread::scope(|s| {
@@ -33,7 +65,7 @@ fn the_model_sends_and_prints_what_the_real_kubectl_does() -> Result<()> {
             .map(|(_, src)| {
                 s.spawn(move || {
                     let at = Instant::now();
-                    (run_scenario(src), at.elapsed())
+                    (run_scenario(src, minor), at.elapsed())
                 })
             })
             .collect();
@@ -43,6 +75,7 @@ fn the_model_sends_and_prints_what_the_real_kubectl_does() -> Result<()> {
             .collect()
     });
     let (mut compared, mut failures) = (0, String::new());
+    let mut goldens = Vec::new();
     for ((name, _), (result, took)) in corpus.iter().zip(results) {
         match result {
             Err(e) => {
@@ -59,13 +92,13 @@ fn the_model_sends_and_prints_what_the_real_kubectl_does() -> Result<()> {
                         let _ = writeln!(failures, "=== {head}\n{}", c.diff);
                     }
                 }
+                goldens.push((name.clone(), cmds));
             }
         }
         println!("         {name}: {took:.1?}");
     }
-    // The model is kubectl 1.32.5's; another version (the PyPI wheel where the machine image
-    // lacks 1.32, rvlab_clients::tools) is compared all the same, and named.
-    let version = rvlab_clients::tools::kubectl_version()?;
+    // The model is the reference's kubectl (v1.37.2); an older one (the machine image's 1.32)
+    // is compared with the model's outcomes as that release prints them (RELEASE_CHANGES).
     println!(
         "{compared} kubectl commands compared in {} scenarios against kubectl {version}, {:.1?}",
         corpus.len(),
@@ -73,7 +106,60 @@ fn the_model_sends_and_prints_what_the_real_kubectl_does() -> Result<()> {
     );
     assert!(
         failures.is_empty(),
-        "the model (kubectl 1.32.5) and the real kubectl {version} differ:\n{failures}"
+        "the model (kubectl {}) and the real kubectl {version} differ:\n{failures}",
+        rvlab_core::store::KUBERNETES_RELEASE
+    );
+    if write {
+        let path = goldens_file();
+        std::fs::write(&path, goldens_text(version, &goldens))?;
+        println!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// CI has no kubectl of the model's release: the model is compared with what the reference's
+/// kubectl did with every command of the corpus, as committed (`tests/clients/
+/// kubectl-goldens.json`, written by `cargo xtask reference capture kubectl`).
+#[test]
+fn the_model_sends_and_prints_what_the_reference_kubectl_did() -> Result<()> {
+    let (version, goldens) = read_goldens(&std::fs::read_to_string(goldens_file())?)?;
+    assert_eq!(
+        version,
+        rvlab_core::store::KUBERNETES_RELEASE,
+        "the goldens are another release's kubectl: capture them again"
+    );
+    let corpus = corpus()?;
+    let names: Vec<&str> = corpus.iter().map(|(n, _)| n.as_str()).collect();
+    let captured: Vec<&str> = goldens.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names, captured,
+        "the corpus's scenarios are not the goldens' (`cargo xtask reference capture kubectl`)"
+    );
+    let (mut compared, mut failures) = (0, String::new());
+    for ((name, src), (_, golden)) in corpus.iter().zip(&goldens) {
+        match against_goldens(src, golden) {
+            Err(e) => {
+                let _ = writeln!(failures, "=== {name}: {e:#}\n");
+            }
+            Ok(cmds) => {
+                for c in cmds {
+                    compared += 1;
+                    if !c.diff.is_empty() {
+                        let _ = writeln!(
+                            failures,
+                            "=== {name}:{} {}: kubectl {}\n{}",
+                            c.line, c.client, c.command, c.diff
+                        );
+                    }
+                }
+            }
+        }
+    }
+    println!("{compared} kubectl commands compared with kubectl {version}'s goldens");
+    assert!(compared > 0, "no command compared");
+    assert!(
+        failures.is_empty(),
+        "the model and the reference's kubectl {version} differ:\n{failures}"
     );
     Ok(())
 }

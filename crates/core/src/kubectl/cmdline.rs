@@ -217,53 +217,60 @@ const FLAGS: &[(&str, char, bool)] = &[
 const UNMODELLED_FLAGS: &str = " dry-run selector all-namespaces watch watch-only context kubeconfig cluster user server token v validate wait force grace-period timeout all show-labels label-columns kustomize recursive prune local patch-file from-file from-env-file cascade save-config show-managed-fields sort-by chunk-size request-timeout ignore-not-found now subresource template list show-kind no-headers output-watch-events allow-missing-template-keys record windows-line-endings append-hash raw ";
 const UNMODELLED_SHORT: &str = "lAwkRvi";
 
-/// kubectl 1.32's commands (for `unknown command` and its suggestions, in cobra's order).
-const COMMANDS: &[&str] = &[
-    "annotate",
-    "api-resources",
-    "api-versions",
-    "apply",
-    "attach",
-    "auth",
-    "autoscale",
-    "certificate",
-    "cluster-info",
-    "completion",
-    "config",
-    "cordon",
-    "cp",
-    "create",
-    "debug",
-    "delete",
-    "describe",
-    "diff",
-    "drain",
-    "edit",
-    "events",
-    "exec",
-    "explain",
-    "expose",
-    "get",
-    "help",
-    "kustomize",
-    "label",
-    "logs",
-    "options",
-    "patch",
-    "plugin",
-    "port-forward",
-    "proxy",
-    "replace",
-    "rollout",
-    "run",
-    "scale",
-    "set",
-    "taint",
-    "top",
-    "uncordon",
-    "version",
-    "wait",
+/// kubectl 1.37's commands that cobra suggests for an unknown one, in the order kubectl adds
+/// them (k8s.io/kubectl v0.37.2 `pkg/cmd/cmd.go`, `NewKubectlCommand`: the help's groups, then
+/// `config` … `kuberc`; cobra's `SuggestionsFor` walks them unsorted), each with its
+/// `SuggestFor` words (`get`: `list`, `ls`; 1.32's were `list`, `ps`). Checked against the
+/// reference's kubectl with 39 mistyped words.
+const COMMANDS: &[(&str, &[&str])] = &[
+    ("create", &[]),
+    ("expose", &[]),
+    ("run", &[]),
+    ("set", &[]),
+    ("explain", &[]),
+    ("get", &["list", "ls"]),
+    ("edit", &[]),
+    ("delete", &["rm", "remove"]),
+    ("rollout", &[]),
+    ("scale", &[]),
+    ("autoscale", &[]),
+    ("certificate", &[]),
+    ("cluster-info", &[]),
+    ("top", &["stats"]),
+    ("cordon", &[]),
+    ("uncordon", &[]),
+    ("drain", &[]),
+    ("taint", &[]),
+    ("describe", &["inspect"]),
+    ("logs", &[]),
+    ("attach", &[]),
+    ("exec", &[]),
+    ("port-forward", &[]),
+    ("proxy", &[]),
+    ("cp", &[]),
+    ("auth", &[]),
+    ("debug", &[]),
+    ("events", &[]),
+    ("diff", &[]),
+    ("apply", &[]),
+    ("patch", &[]),
+    ("replace", &[]),
+    ("wait", &[]),
+    ("kustomize", &[]),
+    ("label", &[]),
+    ("annotate", &[]),
+    ("completion", &[]),
+    ("config", &[]),
+    ("plugin", &[]),
+    ("version", &[]),
+    ("api-versions", &[]),
+    ("api-resources", &[]),
+    ("options", &[]),
+    ("kuberc", &[]),
 ];
+
+/// Commands kubectl has that it never suggests: `help` (cobra's own) and `alpha` (hidden).
+const UNSUGGESTED: &[&str] = &["help", "alpha"];
 
 /// The flags each command takes (indices into [`FLAGS`]); `-n` is global.
 fn allowed(verb: &str, sub: bool) -> &'static [usize] {
@@ -427,18 +434,20 @@ fn command_word(words: &[Word], line: &str) -> Result<(usize, Word), CmdError> {
     ) {
         return Ok((vi, verb_word));
     }
-    if COMMANDS.contains(&verb) {
+    if COMMANDS.iter().any(|(c, _)| *c == verb) || UNSUGGESTED.contains(&verb) {
         return at(format!("rvlab does not model `kubectl {verb}`; it models get, apply, replace, create, patch, delete, edit, label and annotate"), &verb_word);
     }
     let lower = verb.to_ascii_lowercase();
-    let near: Vec<&str> = COMMANDS
-        .iter()
-        .copied()
-        .filter(|c| {
-            crate::text::edit_distance(&lower, c) <= 2
-                || (!lower.is_empty() && c.starts_with(&lower))
-        })
-        .collect();
+    // cobra's `SuggestionsFor`: by distance or prefix, then by the command's `SuggestFor`.
+    let mut near: Vec<&str> = Vec::new();
+    for (c, words) in COMMANDS {
+        if crate::text::edit_distance(&lower, c) <= 2
+            || (!lower.is_empty() && c.starts_with(&lower))
+        {
+            near.push(c);
+        }
+        near.extend(words.iter().filter(|w| **w == lower).map(|_| *c));
+    }
     let mut m = format!("unknown command {verb:?} for \"kubectl\"");
     if !near.is_empty() {
         m.push_str("\n\nDid you mean this?");
@@ -809,10 +818,10 @@ fn output(o: &str) -> Result<OutputFormat, String> {
         ("jsonpath", Some(t)) if !t.is_empty() => Ok(OutputFormat::JsonPath(t.to_string())),
         ("jsonpath", _) => Err("template format specified but no template given".into()),
         ("wide" | "custom-columns" | "custom-columns-file" | "go-template" | "go-template-file"
-        | "jsonpath-as-json" | "jsonpath-file" | "template" | "templatefile", _) => {
+        | "jsonpath-as-json" | "jsonpath-file" | "kyaml" | "template" | "templatefile", _) => {
             Err(format!("rvlab does not model `-o {name}`; it models -o yaml, json, name and jsonpath=…"))
         }
-        _ => Err(format!("unable to match a printer suitable for the output format {o:?}, allowed formats are: custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,wide,yaml")),
+        _ => Err(format!("unable to match a printer suitable for the output format {o:?}, allowed formats are: custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,kyaml,name,template,templatefile,wide,yaml")),
     }
 }
 
@@ -824,9 +833,15 @@ pub fn resource(kind: &str) -> Option<Resource> {
 
 fn kind_of(w: &Word, kind: &str) -> Result<Resource, CmdError> {
     resource(kind).ok_or_else(|| {
-        let shown = kind.split('.').next().unwrap_or(kind);
+        // cli-runtime `pkg/resource/builder.go`, `mappingFor` (v0.37.2): the group, when the
+        // argument names one, is said too (1.32 said the resource only).
+        let (shown, group) = kind.split_once('.').unwrap_or((kind, ""));
+        let mut message = format!("the server doesn't have a resource type {shown:?}");
+        if !group.is_empty() {
+            message.push_str(&format!(" in group {group:?}"));
+        }
         CmdError {
-            message: format!("the server doesn't have a resource type {shown:?}"),
+            message,
             start: w.start,
             end: w.end,
         }
@@ -1378,6 +1393,23 @@ mod tests {
                 "foo".into()
             )
         );
+        // The reference's kubectl (v1.37.2) suggests in its own order, with `SuggestFor`.
+        let did = |w: &str| {
+            err(w)
+                .0
+                .split_once("Did you mean this?\n\t")
+                .map(|(_, s)| s.replace("\n\t", " "))
+                .unwrap_or_default()
+        };
+        assert_eq!(did("ps"), "cp");
+        assert_eq!(did("ls"), "get logs cp");
+        assert_eq!(did("gett"), "set get");
+        assert_eq!(did("remove"), "delete");
+        assert_eq!(did("inspect"), "describe");
+        assert_eq!(did("hepl"), "");
+        assert!(err("alpha")
+            .0
+            .starts_with("rvlab does not model `kubectl alpha`"));
         assert_eq!(
             err("get foo"),
             (
@@ -1391,7 +1423,7 @@ mod tests {
         );
         assert_eq!(
             err("get configmaps.v1 x").0,
-            "the server doesn't have a resource type \"configmaps\""
+            "the server doesn't have a resource type \"configmaps\" in group \"v1\""
         );
         assert_eq!(
             err("get cm/").0,
@@ -1425,6 +1457,14 @@ mod tests {
             "template format specified but no template given"
         );
         // Real kubectl flags and commands rvlab does not model say so.
+        // kubectl 1.37 prints KYAML (`-o kyaml`, cli-runtime v0.37.2
+        // `pkg/genericclioptions/json_yaml_flags.go`); its list of formats names it.
+        assert!(err("get cm x -o foo")
+            .0
+            .contains(",jsonpath-file,kyaml,name,"));
+        assert!(err("get cm x -o kyaml")
+            .0
+            .starts_with("rvlab does not model `-o kyaml`"));
         assert!(err("get cm -o wide")
             .0
             .starts_with("rvlab does not model `-o wide`"));

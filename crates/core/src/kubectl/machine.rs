@@ -1,7 +1,8 @@
 //! One running kubectl command: the requests it sends (one per step), what it does with each
 //! answer, and what it prints. Every request, query string and printed line is what kubectl
-//! 1.32.5 sends and prints against `rvlab serve` (captured with the real binary; the Go sources
-//! named at each verb: k8s.io/kubectl v0.32.5 `pkg/cmd/…`, cli-runtime `pkg/resource`).
+//! v1.37.2 sends and prints against `rvlab serve` (captured with the real binaries, 1.32.5 first
+//! and then the reference's v1.37.2; the Go sources named at each verb: k8s.io/kubectl
+//! `pkg/cmd/…`, cli-runtime `pkg/resource`).
 //! Submodules: `apply` (client-side apply's three-way merge and its annotation) and `go`
 //! (kubectl's error printing, Go's formatting).
 //!
@@ -550,11 +551,17 @@ impl Machine {
             Phase::Patch => self.patched(cmd, result),
             Phase::Delete => match result {
                 Ok(_) => {
-                    let line = format!(
-                        "{} {} deleted\n",
+                    // kubectl 1.34 and later name a namespaced object's namespace
+                    // (`DeleteOptions.PrintObj`, k8s.io/kubectl `pkg/cmd/delete/delete.go`).
+                    let mut line = format!(
+                        "{} {} deleted",
                         kind_name(&self.at.resource),
                         go::quote(&self.at.name)
                     );
+                    if !self.at.resource.is_cluster_scoped() {
+                        line = format!("{line} from {} namespace", self.at.namespace);
+                    }
+                    line.push('\n');
                     self.terminal.write(false, &line);
                     // `--wait`: kubectl reads the object until it is gone (the store deletes
                     // at once, so one GET answers 404 — or finds a new object of the name).
@@ -974,29 +981,39 @@ impl Machine {
             }
         }
         let mut map = current.unwrap_or_default();
+        // `labelFunc` (KC `pkg/cmd/label/label.go`, 1.37): the keys a change really adds
+        // (absent, or another value) and removes (present).
+        let (mut added, mut removed) = (false, false);
         for c in changes {
             match c {
                 MetaChange::Set { key, value } => {
+                    added |= map.get(key).and_then(Value::as_str) != Some(value.as_str());
                     map.insert(key.clone(), value.clone().into());
                 }
                 MetaChange::Remove { key } => {
-                    map.remove(key);
+                    removed |= map.remove(key).is_some();
                 }
             }
+        }
+        if labels {
+            // `updateDataChangeMsg`; a label change that changes nothing sends no request
+            // (its `--resource-version` neither).
+            self.text = match (added, removed) {
+                (true, true) => "modified",
+                (true, false) => "labeled",
+                (false, true) => "unlabeled",
+                (false, false) => {
+                    let kn = kind_name(&self.at.resource);
+                    self.out(&format!("{kn}/{} not labeled\n", self.at.name));
+                    return Step::Done;
+                }
+            }
+            .into();
         }
         set_meta(&mut obj, field, Some(Value::Object(map)));
         if let Some(rv) = rv {
             set_meta(&mut obj, "resourceVersion", Some(rv.clone().into()));
         }
-        let new = super::print::go_json(&obj);
-        self.text = if old == new {
-            "not labeled"
-        } else if !overwrite && new.len() < old.len() {
-            "unlabeled"
-        } else {
-            "labeled"
-        }
-        .into();
         let patch = crate::store::strategic_create::json_merge_two_way(
             &serde_json::from_str(&old).unwrap_or_default(),
             &obj,

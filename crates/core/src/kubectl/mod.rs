@@ -1,7 +1,9 @@
-//! kubectl 1.32's client side as a pure machine: what a `kubectl …` statement of
-//! a scenario sends and prints, exactly as the real kubectl 1.32.5 does against the apiserver
-//! (k8s.io/kubectl `pkg/cmd/{get,apply,patch,edit,replace,label,annotate,delete}` at v0.32.5;
-//! checked byte for byte against the real binary by `tests/clients`' differential test).
+//! kubectl v1.37.2's client side as a pure machine: what a `kubectl …` statement of a scenario
+//! sends and prints, exactly as the real kubectl v1.37.2 (the reference's, docs/reference.md)
+//! does against the apiserver (k8s.io/kubectl `pkg/cmd/{get,apply,patch,edit,replace,label,
+//! annotate,delete}`; built from v0.32.5, moved to v0.37.2 by a reading of the sources between
+//! them). Checked byte for byte by `tests/clients`' differential test against the reference
+//! kubectl's committed outcomes, and live against the machine's kubectl 1.32.
 //!
 //! - [`cmdline`]: a command line (shell words, `> FILE`) into a [`Command`], with kubectl's own
 //!   wording for bad input (unknown flag, unknown resource type);

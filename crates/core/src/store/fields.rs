@@ -1222,6 +1222,27 @@ pub(crate) fn same_ignoring_time(a: &[Manager], b: &[Manager]) -> bool {
 #[cfg(test)]
 mod smd;
 
+/// Managers decoded from a request's body (`sent`) in the order the store keeps `live`'s
+/// where they are the same entry (name, operation, apiVersion, subresource), the others after
+/// them as sent. The store's order of entries follows their history, not their names (the
+/// explorer's symmetry renames them in place, `Store::renamed`); a body's order is
+/// [`render`]'s, which sorts by name among equal times.
+#[cfg(feature = "api")]
+pub(crate) fn in_live_order(mut sent: Vec<Manager>, live: &[Manager]) -> Vec<Manager> {
+    let at = |m: &Manager| {
+        live.iter()
+            .position(|l| {
+                l.name == m.name
+                    && l.operation == m.operation
+                    && l.api_version == m.api_version
+                    && l.subresource == m.subresource
+            })
+            .unwrap_or(usize::MAX)
+    };
+    crate::sort::sort_by(&mut sent, |a, b| at(a).cmp(&at(b)));
+    sent
+}
+
 /// `metadata.managedFields` read back from an object as [`render`] wrote it (what etcd keeps:
 /// `rvlab serve --etcd` rebuilds its store from the stored objects, `super::etcd`). `None` for
 /// an entry this store could not have written (an unknown operation, fieldsType or

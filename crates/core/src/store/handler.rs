@@ -652,6 +652,28 @@ impl Store {
                 set_meta(&mut obj, "deletionGracePeriodSeconds", g.clone());
             }
         }
+        // `decodeLiveOrNew` (k8s.io/apimachinery `pkg/util/managedfields/internal/
+        // fieldmanager.go`): an update of the main resource whose body carries managedFields
+        // that decode starts from those, not the live ones (a client that PUTs back what it
+        // read sends the entries of then); `[{}]` resets them. (With the `api` feature: the
+        // page's store keeps the live ones, docs/size.md.)
+        #[cfg(feature = "api")]
+        let sent = match obj.get("metadata").and_then(|m| m.get("managedFields")) {
+            Some(m) if ctx.sub.is_empty() && matches!(own, Ownership::Update) => {
+                if m.as_array()
+                    .is_some_and(|a| a.len() == 1 && a[0].as_object().is_some_and(|o| o.is_empty()))
+                {
+                    Some(Vec::new())
+                } else {
+                    fields::parse_managed(m)
+                        .filter(|m| !m.is_empty())
+                        .map(|m| fields::in_live_order(m, &entry.managers))
+                }
+            }
+            _ => None,
+        };
+        #[cfg(not(feature = "api"))]
+        let sent: Option<Vec<Manager>> = None;
         set_meta(&mut obj, "managedFields", Value::Null);
         // PrepareForUpdate: the main resource keeps the old status; the status subresource
         // keeps the old spec and labels.
@@ -684,7 +706,7 @@ impl Store {
             Ownership::Update => fields::after_update_to(
                 &res,
                 ctx.sub,
-                &entry.managers,
+                sent.as_deref().unwrap_or(&entry.managers),
                 Some(&old),
                 &obj,
                 &ctx.manager,

@@ -107,7 +107,7 @@ impl Machine {
             Ok(p) => p,
             Err(e) => {
                 let text = format!(
-                    "creating patch with:\noriginal:\n{}\nmodified:\n{}\ncurrent:\n{}\nfor:: {e}",
+                    "creating patch with:\noriginal:\n{}\nmodified:\n{}\ncurrent:\n{}\nfor: {e}",
                     crate::kubectl::print::go_json(&original),
                     self.text,
                     crate::kubectl::print::go_json(&live)

@@ -622,10 +622,16 @@ fn server_side_apply_conflicts_creates_and_migrates_a_client_side_applied_object
         namespace: "default".into(),
         name: "fresh".into(),
     };
-    let rv = s.resource_version(&fresh).unwrap().to_string();
+    // The migration's precondition is the version the `kubectl-last-applied` apply wrote; the
+    // migration and the apply after it each write once more (the reference v1.37.2 did the
+    // same four writes for these commands, seen by a watch: four MODIFIED events).
+    // The page's store (no `api` feature) keeps the live managedFields whatever a body sends
+    // (docs/size.md), so there the migration changes nothing and writes nothing.
+    let rv = s.resource_version(&fresh).unwrap();
+    let before = if crate::store::API { rv - 2 } else { rv };
     assert_eq!(
         ops[1],
-        json!({"op":"replace","path":"/metadata/resourceVersion","value":rv})
+        json!({"op":"replace","path":"/metadata/resourceVersion","value":before.to_string()})
     );
     assert_eq!(r.out(), "configmap/fresh serverside-applied\n");
     assert_eq!(r.err(), "");
@@ -934,7 +940,10 @@ fn delete_then_wait_for_the_404() {
         ]
     );
     assert_eq!(r.body(0), json!({"propagationPolicy":"Background"}));
-    assert_eq!(r.out(), "configmap \"other\" deleted\n");
+    assert_eq!(
+        r.out(),
+        "configmap \"other\" deleted from default namespace\n"
+    );
     let r = run(&mut s, &mut rng, &c, &mut Files::new());
     assert_eq!(r.requests.len(), 1);
     assert_eq!(
@@ -1061,7 +1070,9 @@ fn label_and_annotate() {
         "label cm my-config app=db --overwrite",
         label(cm("my-config"), vec![set("app", "db")], true, None),
     );
-    assert_eq!(r.body(1), json!({}));
+    // kubectl 1.36 and later send nothing when no label changes (`labelFunc`; the reference's
+    // kubectl in tests/clients/kubectl-corpus/13-label-changes.rvl); 1.32 sent `{}`.
+    assert_eq!(r.requests.len(), 1);
     assert_eq!(r.out(), "configmap/my-config not labeled\n");
     let r = go_(
         "label cm my-config app-",
@@ -1073,10 +1084,10 @@ fn label_and_annotate() {
         "label cm my-config app-",
         label(cm("my-config"), vec![remove("app")], false, None),
     );
-    assert_eq!(r.body(1), json!({"metadata":{"labels":{}}}));
+    assert_eq!(r.requests.len(), 1);
     assert_eq!(
         r.out(),
-        "label \"app\" not found.\nconfigmap/my-config labeled\n"
+        "label \"app\" not found.\nconfigmap/my-config not labeled\n"
     );
     let r = go_(
         "label cm my-config tier=x --resource-version=100",
