@@ -7,7 +7,9 @@ Each sequence runs in a namespace of its own, created first. In a request's path
 `{ns}` is that namespace, `{rv:N}` the resourceVersion and `{uid:N}` the uid of the object the
 sequence's N-th response returned. `--random N --seed S` sends generate.py's random sequences
 instead of a corpus file. The golden keeps each request as written (templated) and
-each answer as the server sent it (status code and JSON body); the replay normalises both sides.
+each answer as the server sent it (status code and JSON body; a watch's, which must have a
+`timeoutSeconds`, as the list of the events its stream carried); the replay normalises both
+sides.
 """
 
 import argparse
@@ -101,6 +103,29 @@ def decoded(raw):
         return {"text": raw.decode("utf-8", "replace")}
 
 
+def is_watch(path):
+    """A watch request: `watch` in the query, true as Go's strconv.ParseBool reads it."""
+    query = path.split("?", 1)[1] if "?" in path else ""
+    for pair in query.split("&"):
+        key, _, value = pair.partition("=")
+        if key == "watch":
+            return value.lower() not in ("0", "f", "false", "n", "no")
+    return False
+
+
+def watched(raw):
+    """A watch's answer: the events the stream carried until the server ended it (its
+    `timeoutSeconds`), as a list, one per line of the stream. An object's GET ignores `watch`
+    and answers the object: that is kept as it is."""
+    try:
+        whole = json.loads(raw)
+    except ValueError:
+        whole = None
+    if isinstance(whole, dict) and "type" not in whole:
+        return whole
+    return [json.loads(line) for line in raw.decode().splitlines() if line.strip()]
+
+
 def install_crd(client):
     """The CustomResourceDefinition of generate.CRD, created once and waited for until its
     group is served."""
@@ -154,9 +179,13 @@ def main():
         for req in seq["requests"]:
             path = substitute(req["path"], ns, responses)
             body = substitute(req.get("body"), ns, responses)
+            watch = is_watch(path)
+            if watch and "timeoutSeconds=" not in path:
+                sys.exit(f"{seq['name']}: a watch needs timeoutSeconds (it would not end): {path}")
             code, raw, at = client.send(req["method"], path, CONTENT_TYPES[req.get("type")],
                                         body, req.get("agent"))
-            responses.append({"code": code, "at": at, "body": decoded(raw)})
+            answer = watched(raw) if watch and code == 200 else decoded(raw)
+            responses.append({"code": code, "at": at, "body": answer})
         sequences.append({"name": seq["name"], "namespace": ns, "created_at": created_at,
                           "requests": seq["requests"], "responses": responses})
     # One sequence per line: compact, and a re-capture's diff shows which sequences changed.

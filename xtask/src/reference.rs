@@ -47,6 +47,7 @@ pub fn reference(args: &[String]) -> Result<()> {
         ["start"] => start(),
         ["capture"] => capture().and_then(|()| capture_kubectl()),
         ["capture", "apiserver"] => capture(),
+        ["capture", "apiserver", name] => capture_corpus(name),
         ["capture", "kubectl"] => capture_kubectl(),
         ["diff", rest @ ..] => diff(rest),
         _ => bail!("{USAGE}"),
@@ -54,7 +55,7 @@ pub fn reference(args: &[String]) -> Result<()> {
 }
 
 const USAGE: &str =
-    "usage: cargo xtask reference [build | start | capture [apiserver | kubectl] | diff --random N [--seed S]]";
+    "usage: cargo xtask reference [build | start | capture [apiserver [CORPUS] | kubectl] | diff --random N [--seed S]]";
 
 /// The random sequences of `reference/goldens/random.json`: how many, and the seed.
 const GOLDEN_RANDOM: (u32, u64) = (600, 1);
@@ -632,6 +633,32 @@ pub fn capture() -> Result<()> {
         &versions,
         &source,
         &goldens.join("random.json"),
+    )?;
+    drop(running);
+    Ok(())
+}
+
+/// One corpus of `reference/corpus/` (`watch` for `watch.json`) sent to a fresh reference,
+/// its answers written to `reference/goldens/` (the other goldens are left as they are).
+fn capture_corpus(name: &str) -> Result<()> {
+    let root = project_root().join("reference");
+    let file = format!("{}.json", name.trim_end_matches(".json"));
+    let corpus = root.join("corpus").join(&file);
+    if !corpus.is_file() {
+        bail!("no corpus {} ({USAGE})", corpus.display());
+    }
+    let bin = build()?;
+    let versions = Versions::read()?;
+    let stop_asked = stop_flag()?;
+    let Some((running, kubeconfig)) = launch(&bin, &stop_asked)? else {
+        return Ok(());
+    };
+    let source = ["--corpus".to_string(), corpus.display().to_string()];
+    capture_one(
+        &kubeconfig,
+        &versions,
+        &source,
+        &root.join("goldens").join(&file),
     )?;
     drop(running);
     Ok(())

@@ -160,6 +160,13 @@ fn query_flag(path: &str, key: &str) -> bool {
     value.is_some_and(|v| !matches!(v.as_str(), "0" | "f" | "false" | "n" | "no"))
 }
 
+/// Whether a GET of `path` is a watch: `watch` true in its query ([`query_flag`]) on a
+/// collection's path. On an object's path the apiserver's GET handler ignores `watch` and
+/// answers the object (the reference v1.37.2 did: `reference/corpus/watch.json`).
+pub fn is_watch(path: &str) -> bool {
+    query_flag(path, "watch") && crate::store::path::parse(path).map_or(true, |t| t.name.is_none())
+}
+
 /// Parses a watch request's path (`…/configmaps?watch=true&resourceVersion=…`): the resource,
 /// namespace and selectors as LIST reads them ([`crate::store::list_filter`]: 404 for a path the
 /// store does not serve, 405 for an object's path, 400/422 for bad selectors, unselectable
@@ -279,7 +286,13 @@ impl WatchCache {
         let (Some(rev), Some((resource, prev))) = (outcome.revision, addressed) else {
             return outcome;
         };
-        let object = (req.method != Method::Delete).then(|| outcome.response.body.clone());
+        // A write that leaves its object is a change, a DELETE included (finalizers hold it:
+        // the apiserver's MODIFIED); one that leaves none deleted it, an update included (the
+        // one that removes the last finalizer: DELETED). Seen on the reference v1.37.2
+        // (`reference/corpus/watch.json`).
+        let stays = req.method == Method::Post
+            || store.addressed(req).is_some_and(|(_, now)| now.is_some());
+        let object = stays.then(|| outcome.response.body.clone());
         self.record_change(since, resource, prev, object, rev);
         outcome
     }

@@ -219,7 +219,10 @@ fn route(
     if method == Method::Get && path == "/rvlab/v1/scenario" {
         return Routed::Answered(crate::live::scenario(shared));
     }
-    if method == Method::Get && crate::watch::is_watch(pairs) {
+    if method == Method::Get
+        && crate::watch::is_watch(pairs)
+        && rvlab_core::watch::is_watch(&head.path_q)
+    {
         let program = client::program(head.user_agent.as_deref());
         let table = table_wanted(header(req, hyper::header::ACCEPT), path, pairs);
         return Routed::Answered(crate::watch::start(shared, &head.path_q, program, table));

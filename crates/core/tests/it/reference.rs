@@ -9,6 +9,7 @@
 
 use rvlab_core::rng::Rng;
 use rvlab_core::store::{Actor, Env, Method, Request, Store, EPOCH_UNIX_SECONDS};
+use rvlab_core::watch::{self, WatchCache};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
@@ -99,6 +100,9 @@ fn replay(
 ) -> Vec<(u16, Value)> {
     let mut store = Store::new();
     let mut rng = Rng::new(7);
+    // Every request goes through a watch cache, as `rvlab serve`'s do; a watch is answered
+    // with the events it would stream (the capture keeps the reference's as a list).
+    let mut cache = WatchCache::default();
     let epoch = u64::try_from(EPOCH_UNIX_SECONDS).unwrap_or(0);
     let ms = |at: Option<u64>| at.map(|s| s.saturating_sub(epoch) * 1000);
     let mut send = |store: &mut Store,
@@ -122,7 +126,20 @@ fn replay(
             now_ms,
             rng: &mut rng,
         };
-        let out = store.handle(&req, &actor, &mut env);
+        if req.method == Method::Get && watch::is_watch(path) {
+            let events = watch::parse_watch(path)
+                .and_then(|w| cache.events_since(store, &w.filter, w.resource_version.as_deref()));
+            return match events {
+                Ok(entries) => (
+                    200,
+                    Value::Array(entries.iter().map(watch::entry_json).collect()),
+                ),
+                // Too old: an ERROR event on an HTTP 200 stream.
+                Err(r) if r.code == 410 => (200, json!([watch::error_json(&r)])),
+                Err(r) => (r.code, r.body),
+            };
+        }
+        let out = cache.handle(store, &req, &actor, &mut env);
         (out.response.code, out.response.body)
     };
     let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}});

@@ -216,3 +216,49 @@ fn selectors_filter_the_stream_and_a_bad_one_is_400() {
     assert_eq!(a.json()["kind"], "Status");
     h.stop().unwrap();
 }
+
+#[test]
+fn watch_on_an_objects_path_is_a_get_and_a_held_delete_is_modified() {
+    // The apiserver's GET of an object ignores `watch` (the reference v1.37.2 answered the
+    // object: reference/goldens/watch.json); a DELETE that finalizers hold is a MODIFIED, and
+    // the update that removes the last finalizer the DELETED.
+    let h = server(Some(&lesson("stale-update")));
+    let a = request(
+        h.addr(),
+        "GET",
+        &format!("{CM}/my-config?watch=true"),
+        &[],
+        b"",
+    );
+    assert_eq!(a.code, 200, "{}", a.text());
+    assert_eq!(a.json()["metadata"]["name"], "my-config");
+    let a = request(
+        h.addr(),
+        "PATCH",
+        &format!("{CM}/my-config"),
+        &[("Content-Type", "application/merge-patch+json")],
+        br#"{"metadata":{"finalizers":["example.com/hold"]}}"#,
+    );
+    assert_eq!(a.code, 200, "{}", a.text());
+    let (_, mut r) = open_watch(h.addr(), "&resourceVersion=101");
+    let a = request(h.addr(), "DELETE", &format!("{CM}/my-config"), &[], b"");
+    assert_eq!(a.code, 200, "{}", a.text());
+    let ev = next_event(&mut r).unwrap();
+    assert_eq!(ev["type"], "MODIFIED", "{ev}");
+    assert!(ev["object"]["metadata"]["deletionTimestamp"].is_string());
+    let a = request(
+        h.addr(),
+        "PATCH",
+        &format!("{CM}/my-config"),
+        &[("Content-Type", "application/merge-patch+json")],
+        br#"{"metadata":{"finalizers":null}}"#,
+    );
+    assert_eq!(a.code, 200, "{}", a.text());
+    let ev = next_event(&mut r).unwrap();
+    assert_eq!(ev["type"], "DELETED", "{ev}");
+    assert_eq!(
+        ev["object"]["metadata"]["finalizers"],
+        json!(["example.com/hold"])
+    );
+    h.stop().unwrap();
+}
