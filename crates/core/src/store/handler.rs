@@ -571,11 +571,30 @@ impl Store {
             }
             Some(entry) => {
                 let live = without_managed_fields(&entry.object);
+                // `skipNonAppliedManager.Apply` (k8s.io/apimachinery `pkg/util/managedfields/
+                // internal/skipnonapplied.go`): the first apply to an untracked object first
+                // records the object as an update from nothing by `before-first-apply`, which
+                // then owns every field the applier does not take (the reference's answers).
+                // (With the `api` feature, as the untracked update it follows.)
+                #[cfg(feature = "api")]
+                let first = entry.managers.is_empty().then(|| {
+                    fields::after_update_to(
+                        res,
+                        ctx.sub,
+                        &[],
+                        None,
+                        &live,
+                        "before-first-apply",
+                        &ctx.now,
+                    )
+                });
+                #[cfg(not(feature = "api"))]
+                let first: Option<Vec<Manager>> = None;
                 let mut applied = fields::apply_to(
                     res,
                     ctx.sub,
                     &live,
-                    &entry.managers,
+                    first.as_deref().unwrap_or(&entry.managers),
                     &cfg,
                     &ctx.manager,
                     force,
