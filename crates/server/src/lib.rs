@@ -76,6 +76,10 @@ pub struct Options {
     /// `--etcd URL[,URL…]` (issue #17): keep the objects in this etcd cluster (its client URLs)
     /// instead of the in-memory model; `None`, the model.
     pub etcd: Option<String>,
+    /// A clock for tests (no command-line flag): when set, each request is stamped with its
+    /// value, milliseconds since the store's epoch, instead of the wall clock (the replay of
+    /// the reference's goldens serves each request at the second the reference did).
+    pub clock: Option<Arc<std::sync::atomic::AtomicU64>>,
 }
 
 impl Default for Options {
@@ -91,6 +95,7 @@ impl Default for Options {
             no_page: false,
             stale: None,
             etcd: None,
+            clock: None,
         }
     }
 }
@@ -140,6 +145,8 @@ pub(crate) struct Shared {
     pub page: Option<PathBuf>,
     /// `--etcd`: the cluster the objects live in (`etcd`); `None`, the model's store.
     pub(crate) etcd: Option<etcd::Etcd>,
+    /// [`Options::clock`].
+    clock: Option<Arc<std::sync::atomic::AtomicU64>>,
 }
 
 /// The environment variable that makes `rvlab serve` panic in the store call of a request
@@ -159,7 +166,10 @@ impl Shared {
     /// A request's time: the wall clock and the time since the server started.
     pub fn clock(&self) -> Clock {
         Clock {
-            now_ms: now_ms(),
+            now_ms: match &self.clock {
+                Some(c) => c.load(std::sync::atomic::Ordering::SeqCst),
+                None => now_ms(),
+            },
             elapsed: self.started.elapsed(),
         }
     }
@@ -380,6 +390,7 @@ pub async fn bind(options: Options) -> anyhow::Result<Server> {
         live_viewers: Default::default(),
         page,
         etcd,
+        clock: options.clock,
     });
     if shared.etcd.is_some() {
         let from = shared.lock().store.revision() + 1;

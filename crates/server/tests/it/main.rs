@@ -7,6 +7,7 @@ mod bounds;
 mod etcd;
 mod interfere;
 mod live;
+mod reference;
 mod scripted;
 mod serve;
 mod stale;
