@@ -3,7 +3,8 @@
 //!
 //! Errors are the handler's: a JSON patch that is not a list of operations is a 400 (decode),
 //! one that fails to apply (a failed `test`, a missing path, an unknown op) is the generic 422
-//! (but a `replace` of a key its object lacks sets it, as the apiserver's json-patch v4 does)
+//! (but a `replace` of a key its object lacks sets it, as the apiserver's json-patch v4 does;
+//! with the `api` feature only)
 //! with empty details; a merge patch that is not a JSON object is a 400. A strategic merge
 //! patch is apimachinery's, every directive and error included ([`super::strategic`]), with the
 //! facts of the kind's schema ([`super::schema::builtin`]: which lists merge and by which key);
@@ -94,10 +95,14 @@ pub(crate) fn apply_patch(
             }
             let ops = json_patch_ops(ops).ok_or_else(status::patch_apply_error)?;
             let mut out = doc.clone();
+            // The apiserver's JSON patch (gopkg.in/evanphx/json-patch.v4 v4.13.0, `replace` in
+            // patch.go) replaces a key its object lacks, as an add: `partialDoc.get` finds every
+            // key; RFC 6902 (and the json-patch crate) refuse it. The operations apply one by
+            // one, each replace seeing the object as the ones before it left it. With the `api`
+            // feature only: the page's store refuses it (+377 B of its wasm, over its budget;
+            // docs/size.md), and none of its lessons replaces a missing key.
+            #[cfg(feature = "api")]
             for op in ops {
-                // The apiserver's JSON patch (gopkg.in/evanphx/json-patch.v4 v4.13.0, `replace`
-                // in patch.go) replaces a key its object lacks, as an add: `partialDoc.get`
-                // finds every key. RFC 6902 (and the json-patch crate) refuse it.
                 let op = match op {
                     json_patch::PatchOperation::Replace(r) if lacks_key(&out, &r.path) => {
                         json_patch::PatchOperation::Add(json_patch::AddOperation {
@@ -109,6 +114,8 @@ pub(crate) fn apply_patch(
                 };
                 json_patch::patch(&mut out, &[op]).map_err(|_| status::patch_apply_error())?;
             }
+            #[cfg(not(feature = "api"))]
+            json_patch::patch(&mut out, &ops).map_err(|_| status::patch_apply_error())?;
             Ok((out, None))
         }
         PatchType::Merge => {
@@ -135,6 +142,7 @@ pub(crate) fn apply_patch(
 }
 
 /// Whether `path` names a key that the object at its parent does not have.
+#[cfg(feature = "api")]
 fn lacks_key(doc: &Value, path: &json_patch::jsonptr::Pointer) -> bool {
     path.split_back().is_some_and(|(parent, key)| {
         doc.pointer(parent.as_str())
@@ -397,18 +405,19 @@ mod tests {
         // The apiserver's json-patch v4 replaces a key its object lacks (the reference
         // answered 200 with the key set: a live `cargo xtask reference diff`, seed 3); a
         // missing parent, or an index past an array's end, still fails.
+        // (The page's store, without the `api` feature, refuses it as RFC 6902 does.)
         let replace = |path: &str| json!([{"op": "replace", "path": path, "value": "z"}]);
-        assert_eq!(
-            apply_patch(
-                &Resource::ConfigMap,
-                PatchType::Json,
-                &doc,
-                &replace("/data/k")
-            )
-            .unwrap()
-            .0,
-            json!({"data": {"a": "1", "k": "z"}})
+        let missing = apply_patch(
+            &Resource::ConfigMap,
+            PatchType::Json,
+            &doc,
+            &replace("/data/k"),
         );
+        if crate::store::API {
+            assert_eq!(missing.unwrap().0, json!({"data": {"a": "1", "k": "z"}}));
+        } else {
+            assert_eq!(missing.unwrap_err().code, 422);
+        }
         for path in ["/spec/k", "/data/a/b"] {
             let e = apply_patch(&Resource::ConfigMap, PatchType::Json, &doc, &replace(path));
             assert_eq!(e.unwrap_err().code, 422, "{path}");
