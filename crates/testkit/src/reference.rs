@@ -287,8 +287,26 @@ pub fn normalised(answers: &[(u16, Value)]) -> Vec<(u16, Value)> {
     }
     answers
         .iter()
-        .map(|(code, body)| (*code, names.normalise(body, "")))
+        .map(|(code, body)| (*code, conflicts_as_a_set(names.normalise(body, ""))))
         .collect()
+}
+
+/// An apply conflict's causes in one order: the reference lists them in Go's map order across
+/// managers (structured-merge-diff v6 `merge/conflict.go`, `ConflictsFromManagers` ranges over
+/// a map; its message sorts the managers, the causes are not), so two runs of the same request
+/// can list them differently. Sorted by field, then message, on both sides.
+fn conflicts_as_a_set(mut body: Value) -> Value {
+    if body["reason"] == "Conflict" {
+        if let Some(causes) = body
+            .get_mut("details")
+            .and_then(|d| d.get_mut("causes"))
+            .and_then(Value::as_array_mut)
+        {
+            let key = |c: &Value| (c["field"].to_string(), c["message"].to_string());
+            causes.sort_by_key(key);
+        }
+    }
+    body
 }
 
 /// One sequence of a golden, for a replay.
@@ -484,6 +502,28 @@ pub fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_apply_conflicts_causes_compare_as_a_set() {
+        let cause =
+            |m: &str, f: &str| json!({"reason": "FieldManagerConflict", "message": m, "field": f});
+        let status = |causes: Vec<Value>| json!({"kind": "Status", "reason": "Conflict", "code": 409, "details": {"causes": causes}});
+        let a = status(vec![
+            cause("conflict with \"b\"", ".data.y"),
+            cause("conflict with \"a\"", ".data.x"),
+        ]);
+        let b = status(vec![
+            cause("conflict with \"a\"", ".data.x"),
+            cause("conflict with \"b\"", ".data.y"),
+        ]);
+        assert_eq!(normalised(&[(409, a)]), normalised(&[(409, b.clone())]));
+        // Another cause is still another answer.
+        let c = status(vec![
+            cause("conflict with \"a\"", ".data.x"),
+            cause("conflict with \"c\"", ".data.y"),
+        ]);
+        assert_ne!(normalised(&[(409, b)]), normalised(&[(409, c)]));
+    }
 
     #[test]
     fn known_difference_patterns_match_pointers_by_segment() {
