@@ -541,13 +541,42 @@ impl Store {
         env: &mut Env,
     ) -> Result<Outcome, Response> {
         let res = &t.resource;
-        let cfg = prepare(
+        #[allow(unused_mut, reason = "changed with the api feature only")]
+        let mut cfg = prepare(
             res,
             Some(body),
             &t.namespace,
             Some(&r.name),
             NsCheck::CheckName,
         )?;
+        // A Secret's applied `stringData` is owned as applied (`f:stringData`: the field
+        // manager computes the set from the applied configuration, before the conversion
+        // merges `stringData` into `data`; the reference's answers), so the configuration keeps
+        // it and the merged object has it merged into `data` afterwards. Updates own `f:data`
+        // (they are converted first). With the `api` feature, as Secrets are.
+        #[cfg(feature = "api")]
+        let string_data = match body.get("stringData") {
+            Some(Value::Object(sd)) if *res == Resource::Secret && !sd.is_empty() => {
+                let mut plain = body.clone();
+                if let Some(o) = plain.as_object_mut() {
+                    o.shift_remove("stringData");
+                }
+                cfg = prepare(
+                    res,
+                    Some(&plain),
+                    &t.namespace,
+                    Some(&r.name),
+                    NsCheck::CheckName,
+                )?;
+                if let Some(o) = cfg.as_object_mut() {
+                    o.insert("stringData".into(), Value::Object(sd.clone()));
+                }
+                true
+            }
+            _ => false,
+        };
+        #[cfg(not(feature = "api"))]
+        let string_data = false;
         let force = t.force == Some(true);
         match self.objects.get(&r) {
             // The status storage updates with `forceAllowCreate` false: nothing to create.
@@ -557,6 +586,9 @@ impl Store {
                 // Create through apply (`forceAllowCreate`): system fields wiped and filled; an
                 // applied resourceVersion is dropped like any stored RV.
                 let mut obj = fields::merge(res, &Value::Object(Map::new()), &cfg);
+                if string_data {
+                    meta::merge_string_data(&mut obj);
+                }
                 // Defaulted after the field manager's merge: the applier owns only `cfg`.
                 defaults::default_object(res, &mut obj);
                 fill_create_fields(res, &mut obj, env, &ctx.now);
@@ -600,6 +632,9 @@ impl Store {
                     force,
                     &ctx.now,
                 )?;
+                if string_data {
+                    meta::merge_string_data(&mut applied.object);
+                }
                 // `structuredMergeManager.Apply` defaults the merged object after computing
                 // ownership: nobody takes the defaults.
                 defaults::default_object(res, &mut applied.object);

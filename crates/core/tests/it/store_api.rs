@@ -853,3 +853,38 @@ fn the_first_apply_to_an_untracked_object_names_the_rest_before_first_apply() {
         ]
     );
 }
+
+/// A Secret's applied `stringData` is owned as `f:stringData` (the field manager sees the
+/// applied configuration before the conversion merges it into `data`); a create's is owned as
+/// `f:data`. So an apply of `stringData.password` does not conflict with the creator's
+/// `data.password`. The reference v1.37.2 answered the same (reference/goldens/random.json).
+#[test]
+fn an_applied_string_data_is_owned_as_string_data() {
+    let mut w = World::new();
+    let secrets = "/api/v1/namespaces/default/secrets";
+    let o = w.create(
+        secrets,
+        json!({"metadata": {"name": "s"}, "stringData": {"password": "green"}}),
+    );
+    assert_eq!(
+        o.response.body["metadata"]["managedFields"][0]["fieldsV1"]["f:data"],
+        json!({".": {}, "f:password": {}})
+    );
+    let o = w.send(
+        Method::Patch,
+        &format!("{secrets}/s?fieldManager=bob"),
+        Some("application/apply-patch+yaml"),
+        Some(json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "stringData": {"password": "on"}})),
+    );
+    assert_eq!(o.response.code, 200, "{}", o.response.body);
+    let b = &o.response.body;
+    assert_eq!(b["data"], json!({"password": "b24="}));
+    assert!(b.get("stringData").is_none());
+    let bob = b["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["manager"] == "bob")
+        .unwrap();
+    assert_eq!(bob["fieldsV1"], json!({"f:stringData": {"f:password": {}}}));
+}
