@@ -56,16 +56,9 @@ const DEPLOYMENT_STATUS_ORDER: &[&str] = &[
     "collisionCount",
 ];
 
-/// Its non-pointer counts (`omitempty`: 0 is not written); `terminatingReplicas` and
-/// `collisionCount` are pointers.
-const DEPLOYMENT_STATUS_COUNTS: &[&str] = &[
-    "observedGeneration",
-    "replicas",
-    "updatedReplicas",
-    "readyReplicas",
-    "availableReplicas",
-    "unavailableReplicas",
-];
+/// Its non-pointer counts (`omitempty`: 0 is not written), the first six of the order;
+/// `terminatingReplicas` and `collisionCount` are pointers.
+const DEPLOYMENT_STATUS_COUNTS: &[&str] = DEPLOYMENT_STATUS_ORDER.split_at(6).0;
 
 /// Days since 1970-01-01 to a civil date (Howard Hinnant's `civil_from_days`).
 pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
