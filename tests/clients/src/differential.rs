@@ -52,16 +52,7 @@ impl Req {
 
     /// A step of the server's trace (`request` {`method`, `path`, `content_type`, `body`}).
     fn of_trace(step: &Value) -> Req {
-        let r = &step["request"];
-        Req {
-            method: r["method"].as_str().unwrap_or_default().to_owned(),
-            path: r["path"].as_str().unwrap_or_default().to_owned(),
-            content_type: r["content_type"].as_str().map(str::to_owned),
-            body: match &r["body"] {
-                Value::Null => None,
-                b => Some(b.clone()),
-            },
-        }
+        Req::from_json(&step["request"])
     }
 
     fn to_json(&self) -> Value {
@@ -73,6 +64,7 @@ impl Req {
         })
     }
 
+    /// A request as [`Req::to_json`] writes it (the server's trace writes the same fields).
     fn from_json(v: &Value) -> Req {
         Req {
             method: v["method"].as_str().unwrap_or_default().to_owned(),

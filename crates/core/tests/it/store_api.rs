@@ -47,6 +47,16 @@ impl World {
         self.send(Method::Get, path, None, None)
     }
 
+    /// A server-side apply (`PATCH` with `application/apply-patch+yaml`).
+    fn apply(&mut self, path: &str, body: Value) -> Outcome {
+        self.send(
+            Method::Patch,
+            path,
+            Some("application/apply-patch+yaml"),
+            Some(body),
+        )
+    }
+
     fn post(&mut self, path: &str, body: Value) -> Outcome {
         self.send(Method::Post, path, Some("application/json"), Some(body))
     }
@@ -601,11 +611,9 @@ fn strict_namespaces_refuse_creates_in_a_missing_namespace_with_404() {
         json!({"metadata": {"name": "Bad_Name"}}),
     );
     assert_eq!(text(&o), want, "admission comes before validation");
-    let o = w.send(
-        Method::Patch,
+    let o = w.apply(
         "/api/v1/namespaces/team-c/configmaps/c?fieldManager=kubectl",
-        Some("application/apply-patch+yaml"),
-        Some(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})),
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}),
     );
     assert_eq!(text(&o), want, "an apply that creates");
     // Existing: built in, holding an object, created.
@@ -822,11 +830,9 @@ fn the_first_apply_to_an_untracked_object_names_the_rest_before_first_apply() {
     );
     assert_eq!(o.response.code, 200, "{}", o.response.body);
     assert!(o.response.body["metadata"]["managedFields"].is_null());
-    let o = w.send(
-        Method::Patch,
+    let o = w.apply(
         &format!("{cm}/a?fieldManager=bob"),
-        Some("application/apply-patch+yaml"),
-        Some(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "green"}})),
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "green"}}),
     );
     assert_eq!(o.response.code, 200, "{}", o.response.body);
     let entries: Vec<(Value, Value, Value)> = o.response.body["metadata"]["managedFields"]
@@ -870,11 +876,9 @@ fn an_applied_string_data_is_owned_as_string_data() {
         o.response.body["metadata"]["managedFields"][0]["fieldsV1"]["f:data"],
         json!({".": {}, "f:password": {}})
     );
-    let o = w.send(
-        Method::Patch,
+    let o = w.apply(
         &format!("{secrets}/s?fieldManager=bob"),
-        Some("application/apply-patch+yaml"),
-        Some(json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "stringData": {"password": "on"}})),
+        json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "stringData": {"password": "on"}}),
     );
     assert_eq!(o.response.code, 200, "{}", o.response.body);
     let b = &o.response.body;
