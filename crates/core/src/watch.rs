@@ -290,8 +290,7 @@ impl WatchCache {
         // the apiserver's MODIFIED); one that leaves none deleted it, an update included (the
         // one that removes the last finalizer: DELETED). Seen on the reference v1.37.2
         // (`reference/corpus/watch.json`).
-        let stays = req.method == Method::Post
-            || store.addressed(req).is_some_and(|(_, now)| now.is_some());
+        let stays = req.method == Method::Post || store.holds(req);
         let object = stays.then(|| outcome.response.body.clone());
         self.record_change(since, resource, prev, object, rev);
         outcome

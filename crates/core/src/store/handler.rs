@@ -1068,6 +1068,16 @@ impl Store {
         Some((t.resource, current))
     }
 
+    /// For `crate::watch`: whether the object a request names is in the store now (after the
+    /// request: a write that left none deleted it). No copy of it, unlike [`Store::addressed`].
+    pub(crate) fn holds(&self, req: &Request) -> bool {
+        path::parse(&req.path).is_ok_and(|t| {
+            t.name
+                .as_deref()
+                .is_some_and(|name| self.objects.get(&objref(&t, name)).is_some())
+        })
+    }
+
     /// For `crate::watch`: the objects a watch of `resource` in `namespace` (`""`: every
     /// namespace) starts from, as stored, in the list's (etcd key) order.
     pub(crate) fn watch_state(&self, resource: &Resource, namespace: &str) -> Vec<Value> {
