@@ -323,7 +323,7 @@ fn plain(i: usize, r: &LiveRequest, unit: &mut Unit) {
         namespace: t.namespace.clone(),
         name,
     };
-    let status = if t.status { " status" } else { "" };
+    let status = if t.sub == "status" { " status" } else { "" };
     let before = unit.statements;
     match r.request.method {
         Method::Get => unit.statement(format!("obj = get {target}{status}")),
@@ -466,7 +466,7 @@ fn file_name(t: &rvlab_core::store::path::RequestTarget, name: &str) -> String {
 }
 
 fn is_object_get(r: &LiveRequest, t: &rvlab_core::store::path::RequestTarget) -> bool {
-    r.request.method == Method::Get && t.name.is_some() && !t.status
+    r.request.method == Method::Get && t.name.is_some() && t.sub.is_empty()
 }
 
 /// A rebuilt kubectl command: a comment, the file it reads (name, object), its line.
@@ -496,7 +496,7 @@ fn kubectl_command(reqs: &[&LiveRequest]) -> Option<Rebuilt> {
     }
     match verb {
         "get" => {
-            if m(first) != Method::Get || t0.status || count > 2 {
+            if m(first) != Method::Get || !t0.sub.is_empty() || count > 2 {
                 return None;
             }
             if first.request.path.contains("watch=") {
@@ -627,7 +627,7 @@ fn kubectl_command(reqs: &[&LiveRequest]) -> Option<Rebuilt> {
                 return Some((comment, None, line));
             }
             let t1 = target_of(last)?;
-            if count != 2 || m(last) != Method::Patch || t1.status || t1.name != t0.name {
+            if count != 2 || m(last) != Method::Patch || !t1.sub.is_empty() || t1.name != t0.name {
                 return None;
             }
             let ty = match last.request.content_type.as_deref() {

@@ -114,8 +114,9 @@ impl Names {
             out = out.replace(uid.as_str(), &format!("uid#{i}"));
         }
         // A resourceVersion inside a message: a whole number in parentheses (a precondition's
-        // "(5) does not match … (6)") or after "version: " / "current: " (a too large
-        // resourceVersion); other numbers ("Apply failed with 2 conflicts") stay.
+        // "(5) does not match … (6)"), after "version: " / "current: " (a too large
+        // resourceVersion) or "precondition: " / "object meta: " (a Namespace's
+        // preconditions); other numbers ("Apply failed with 2 conflicts") stay.
         let mut renamed = String::new();
         let mut digits = String::new();
         for c in out.chars().chain(std::iter::once('\0')) {
@@ -126,7 +127,10 @@ impl Names {
             if !digits.is_empty() {
                 let cited = renamed.ends_with('(')
                     || renamed.ends_with("version: ")
-                    || renamed.ends_with("current: ");
+                    || renamed.ends_with("current: ")
+                    // A Namespace's preconditions: "… in precondition: 5, … in object meta: 6".
+                    || renamed.ends_with("precondition: ")
+                    || renamed.ends_with("object meta: ");
                 match self.rvs.iter().position(|r| *r == digits) {
                     Some(i) if cited => renamed.push_str(&format!("rv#{i}")),
                     _ => renamed.push_str(&digits),
@@ -164,10 +168,17 @@ impl Names {
             Value::Object(o) if key == "metadata" && o.contains_key("generateName") => {
                 let mut o = o.clone();
                 if let (Some(Value::String(prefix)), Some(Value::String(name))) =
-                    (o.get("generateName"), o.get("name"))
+                    (o.get("generateName").cloned(), o.get("name").cloned())
                 {
                     if name.starts_with(prefix.as_str()) && name.len() == prefix.len() + 5 {
                         let generated = format!("{prefix}<random>");
+                        // A Namespace's name label carries its name.
+                        if let Some(Value::Object(labels)) = o.get_mut("labels") {
+                            let label = "kubernetes.io/metadata.name";
+                            if labels.get(label).and_then(Value::as_str) == Some(name.as_str()) {
+                                labels.insert(label.into(), Value::String(generated.clone()));
+                            }
+                        }
                         o.insert("name".into(), Value::String(generated));
                     }
                 }
@@ -287,8 +298,56 @@ pub fn normalised(answers: &[(u16, Value)]) -> Vec<(u16, Value)> {
     }
     answers
         .iter()
-        .map(|(code, body)| (*code, conflicts_as_a_set(names.normalise(body, ""))))
+        .map(|(code, body)| {
+            let body = conflicts_as_a_set(names.normalise(body, ""));
+            (
+                *code,
+                namespace_finalizers_as_a_set(generated_in_creation_order(body)),
+            )
+        })
         .collect()
+}
+
+/// A list holding objects named from `generateName` in one order: the list is in etcd key
+/// order, the name's random suffix decides where such an object falls, and the two sides drew
+/// different suffixes (a live diff saw two generated Secrets listed in opposite orders). Once
+/// normalised the names compare equal (`gen-<random>`), so the items are sorted by name, then
+/// by uid (named in the order the sequence first saw them, that is creation order), on both
+/// sides; a list without a generated name is left as it is.
+fn generated_in_creation_order(mut body: Value) -> Value {
+    if let Some(items) = body.get_mut("items").and_then(Value::as_array_mut) {
+        let text = |v: &Value, k: &str| v["metadata"][k].as_str().unwrap_or_default().to_string();
+        if items.iter().any(|i| text(i, "name").ends_with("<random>")) {
+            items.sort_by_key(|i| (text(i, "name"), text(i, "uid")));
+        }
+    }
+    body
+}
+
+/// A Namespace's `metadata.finalizers` in one order: the first DELETE with a propagation
+/// policy rewrites them from a Go map (`REST.Delete` in k8s.io/kubernetes
+/// `pkg/registry/core/namespace/storage/storage.go` ranges over `currentFinalizers`), so the
+/// reference lists `foregroundDeletion` and the others in any order (seen in a live diff).
+/// Sorted on both sides, for a Namespace and a NamespaceList's items.
+fn namespace_finalizers_as_a_set(mut body: Value) -> Value {
+    fn sort(ns: &mut Value) {
+        if let Some(f) = ns["metadata"]
+            .get_mut("finalizers")
+            .and_then(Value::as_array_mut)
+        {
+            f.sort_by_key(|v| v.as_str().unwrap_or_default().to_string());
+        }
+    }
+    match body["kind"].as_str() {
+        Some("Namespace") => sort(&mut body),
+        Some("NamespaceList") => {
+            if let Some(items) = body["items"].as_array_mut() {
+                items.iter_mut().for_each(sort);
+            }
+        }
+        _ => {}
+    }
+    body
 }
 
 /// An apply conflict's causes in one order: the reference lists them in Go's map order across
@@ -523,6 +582,60 @@ mod tests {
             cause("conflict with \"c\"", ".data.y"),
         ]);
         assert_ne!(normalised(&[(409, b)]), normalised(&[(409, c)]));
+    }
+
+    #[test]
+    fn generated_names_and_a_namespaces_finalizers_compare_in_one_order() {
+        // Two objects from `generateName`, created x then y: the reference listed them in the
+        // order of its random suffixes, the model in the order of its own.
+        let obj = |name: &str, uid: &str, label: &str| json!({"metadata": {"name": name, "generateName": "gen-", "uid": uid, "labels": {"app": label}}});
+        let list = |items: Vec<Value>| json!({"kind": "SecretList", "items": items});
+        let created = |a: &str, b: &str| vec![(201, obj(a, "u1", "x")), (201, obj(b, "u2", "y"))];
+        let mut reference = created("gen-zzzzz", "gen-aaaaa");
+        reference.push((
+            200,
+            list(vec![
+                obj("gen-aaaaa", "u2", "y"),
+                obj("gen-zzzzz", "u1", "x"),
+            ]),
+        ));
+        let mut model = created("gen-bbbbb", "gen-ccccc");
+        model.push((
+            200,
+            list(vec![
+                obj("gen-bbbbb", "u1", "x"),
+                obj("gen-ccccc", "u2", "y"),
+            ]),
+        ));
+        assert_eq!(normalised(&reference), normalised(&model));
+        // The same objects with other contents still differ.
+        let mut other = created("gen-bbbbb", "gen-ccccc");
+        other.push((
+            200,
+            list(vec![
+                obj("gen-bbbbb", "u1", "y"),
+                obj("gen-ccccc", "u2", "x"),
+            ]),
+        ));
+        assert_ne!(normalised(&reference), normalised(&other));
+
+        let ns =
+            |f: Vec<&str>| json!({"kind": "Namespace", "metadata": {"name": "n", "finalizers": f}});
+        assert_eq!(
+            normalised(&[(200, ns(vec!["foregroundDeletion", "example.com/hold"]))]),
+            normalised(&[(200, ns(vec!["example.com/hold", "foregroundDeletion"]))])
+        );
+        assert_ne!(
+            normalised(&[(200, ns(vec!["orphan", "example.com/hold"]))]),
+            normalised(&[(200, ns(vec!["example.com/hold", "foregroundDeletion"]))])
+        );
+        // Another kind's finalizers keep their order.
+        let cm =
+            |f: Vec<&str>| json!({"kind": "ConfigMap", "metadata": {"name": "c", "finalizers": f}});
+        assert_ne!(
+            normalised(&[(200, cm(vec!["b/x", "a/x"]))]),
+            normalised(&[(200, cm(vec!["a/x", "b/x"]))])
+        );
     }
 
     #[test]

@@ -321,6 +321,9 @@ fn items<'a>(v: &'a mut Value, key: &str) -> impl Iterator<Item = &'a mut Value>
 pub(crate) fn default_object(res: &Resource, obj: &mut Value) {
     if super::API {
         default_deployment(res, obj);
+        if *res == Resource::Namespace {
+            super::namespace::default_object(obj);
+        }
     }
 }
 

@@ -14,8 +14,9 @@
 //!   set without one (kube-openapi `schemaconv` `getListElementRelationship`); else atomic.
 //!   A list whose items have no key (or duplicate keys on apply) is treated as atomic here
 //!   (structured-merge-diff answers an error there);
-//! - everything else is a leaf. Custom resources have no schema ([`At::deduced`]): objects are
-//!   structs, lists atomic.
+//! - everything else is a leaf. Custom resources have the schema a CRD of
+//!   `x-kubernetes-preserve-unknown-fields` gives ([`At::custom_root`]): objects are maps,
+//!   lists atomic, `metadata` ObjectMeta.
 //!
 //! The operations are `merge.Updater`'s: **update** compares the old and new object and takes
 //! what was added or modified from everyone (it forces), dropping what was removed; **apply**
@@ -678,9 +679,16 @@ impl Typed<'_> {
     /// subresource.
     fn view(&self, v: &Value) -> Value {
         let mut v = v.clone();
-        if let (Some(Resource::Namespace), Some(o)) = (self.res, v.as_object_mut()) {
-            // `namespaceStrategy.GetResetFields`: `status`.
-            o.shift_remove("status");
+        if let (Some(Resource::Namespace), Some(o), true) =
+            (self.res, v.as_object_mut(), super::API)
+        {
+            // `GetResetFields` of the strategies: `status` for the main resource and
+            // `finalize`, `spec` for `status`.
+            o.shift_remove(if self.sub == "status" {
+                "spec"
+            } else {
+                "status"
+            });
         }
         if let (Some(Resource::Deployment), Some(o)) = (self.res, v.as_object_mut()) {
             if self.sub == "status" {
@@ -853,6 +861,9 @@ fn iterate_order(mut ps: Vec<&FieldPath>) -> Vec<&FieldPath> {
 
 fn typed<'a>(res: &'a Resource, sub: &'static str) -> Typed<'a> {
     let at = match res {
+        // (With the `api` feature: the page's custom resources keep the deduced schema, its
+        // wasm is at its size budget until issue #38, docs/size.md.)
+        Resource::Custom { .. } if super::API => At::custom_root(),
         Resource::Custom { .. } => At::deduced(),
         r => schema::builtin().root(&r.kind()),
     };

@@ -211,6 +211,16 @@ fn fill_create_fields(res: &Resource, obj: &mut Value, env: &mut Env, now: &str)
     }
 }
 
+/// The name an admission plugin reports for a create (`extractResourceName` in k8s.io/apiserver
+/// `pkg/admission/errors.go`): the object's name, else its `generateName`, else `Unknown`.
+fn admission_name(obj: &Value) -> String {
+    match (meta_str(obj, "name"), meta_str(obj, "generateName")) {
+        ("", "") => "Unknown".into(),
+        ("", g) => g.into(),
+        (n, _) => n.into(),
+    }
+}
+
 /// `generateName` + 5 characters of apimachinery's `utilrand` alphabet.
 fn generated_name(prefix: &str, env: &mut Env) -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -237,7 +247,7 @@ impl Store {
                 .clone()
                 .unwrap_or_else(|| actor.name.clone()),
             now: meta::timestamp(env.now_ms),
-            sub: if t.status { "status" } else { "" },
+            sub: t.sub,
         };
         let dry = match (req.method, &req.body) {
             (Method::Get, _) => false,
@@ -279,35 +289,72 @@ impl Store {
     /// Routes a parsed request to its handler.
     fn dispatch(&mut self, t: &RequestTarget, req: &Request, ctx: &Ctx, env: &mut Env) -> Outcome {
         let cluster = t.resource.is_cluster_scoped();
+        let namespace = API && t.resource == Resource::Namespace;
+        // A namespace that exists without a write is stored for a write of it, and taken out
+        // again when nothing was written (module `namespace`).
+        let stored_now = match (req.method, t.name.as_deref()) {
+            (Method::Put | Method::Patch | Method::Delete, Some(n)) if namespace => {
+                self.store_implicit_namespace(n)
+            }
+            _ => false,
+        };
         let result = match (req.method, t.name.as_deref()) {
             // The status subresource serves GET, PUT and PATCH (its REST storage has no
-            // create or delete).
-            (Method::Post | Method::Delete, _) if t.status => Err(status::method_not_allowed()),
+            // create or delete); a Namespace's `finalize` only PUT (an Updater without a
+            // Getter, so no PATCH either).
+            (Method::Post | Method::Delete, _) if !t.sub.is_empty() => {
+                Err(status::method_not_allowed())
+            }
+            (Method::Get | Method::Patch, _) if API && t.sub == "finalize" => {
+                Err(status::method_not_allowed())
+            }
             (Method::Get, Some(name)) => self.do_get(t, name),
             (Method::Get, None) if API => self.do_list(t).map(|r| ok(r.code, r.body)),
             (Method::Get, None) => {
                 let r = self.do_list_plain(t);
                 Ok(ok(r.code, r.body))
             }
-            // The every-namespace paths serve only LIST (and WATCH); Namespaces are created
-            // and read, not updated or deleted (see `namespace`).
+            // The every-namespace paths serve only LIST (and WATCH).
             (Method::Post, None) if cluster || !t.namespace.is_empty() => {
                 self.do_create(t, req, ctx, env)
             }
-            _ if cluster => Err(status::method_not_allowed()),
+            _ if cluster && !namespace => Err(status::method_not_allowed()),
             (Method::Put, Some(name)) => self.do_update(t, name, req, ctx),
             (Method::Patch, Some(name)) => self.do_patch(t, name, req, ctx, env),
             (Method::Delete, Some(name)) => self.do_delete(t, name, req, ctx),
             _ => Err(status::method_not_allowed()),
         };
-        result.unwrap_or_else(Outcome::failed)
+        let out = result.unwrap_or_else(Outcome::failed);
+        if stored_now && out.revision.is_none() {
+            if let Some(n) = t.name.as_deref() {
+                self.unstore_namespace(n);
+            }
+        }
+        out
     }
 
-    /// NamespaceLifecycle admission of a create in `ns` (strict namespaces only).
-    fn admit_namespace(&self, ns: &str) -> Result<(), Response> {
+    /// NamespaceLifecycle admission of a create of `name` (or `generateName`) in `ns`: a
+    /// missing namespace (strict namespaces only) is 404, a `Terminating` one 403.
+    fn admit_namespace(&self, res: &Resource, name: &str, ns: &str) -> Result<(), Response> {
         if API && self.strict_namespaces && !ns.is_empty() && !self.namespace_exists(ns) {
             return Err(status::not_found(&Resource::Namespace, ns));
         }
+        #[cfg(feature = "api")]
+        if !ns.is_empty() && self.namespace_terminating(ns) {
+            return Err(status::forbidden(
+                res,
+                name,
+                &format!(
+                    "unable to create new content in namespace {ns} because it is being terminated"
+                ),
+                Some((
+                    "NamespaceTerminating",
+                    format!("namespace {ns} is being terminated"),
+                    "metadata.namespace",
+                )),
+            ));
+        }
+        let _ = (res, name);
         Ok(())
     }
 
@@ -364,16 +411,19 @@ impl Store {
         let mut obj = prepare(res, req.body.as_ref(), &t.namespace, None, NsCheck::Request)?;
         strict::strip_unknown(res, &mut obj);
         defaults::default_object(res, &mut obj);
-        self.admit_namespace(&t.namespace)?;
+        // (The name is for the `api` feature's 403 only.)
+        let name = if API {
+            admission_name(&obj)
+        } else {
+            String::new()
+        };
+        self.admit_namespace(res, &name, &t.namespace)?;
         if meta_str(&obj, "name").is_empty() {
             let prefix = meta_str(&obj, "generateName").to_string();
             if !prefix.is_empty() {
                 let name = generated_name(&prefix, env);
                 set_meta(&mut obj, "name", name.into());
             }
-        }
-        if API && *res == Resource::Namespace {
-            namespace::default_labels(&mut obj);
         }
         fill_create_fields(res, &mut obj, env, &ctx.now);
         let name = meta_str(&obj, "name").to_string();
@@ -416,7 +466,11 @@ impl Store {
         let mut obj = meta::canonicalize(res, &obj);
         let managers = fields::after_update(res, &[], None, &obj, &ctx.manager, &ctx.now);
         if API && *res == Resource::Namespace {
+            // `PrepareForCreate` before the field manager in the apiserver, but what it sets
+            // is the strategy's, not the creator's (module `namespace`); `Canonicalize` (after
+            // it) gives a generated name its label, which nobody owns either.
             namespace::prepare_for_create(&mut obj);
+            namespace::default_labels(&mut obj);
         }
         Ok(with_warnings(
             self.commit(r, obj, managers, ctx.actor, 201),
@@ -580,9 +634,9 @@ impl Store {
         let force = t.force == Some(true);
         match self.objects.get(&r) {
             // The status storage updates with `forceAllowCreate` false: nothing to create.
-            None if t.status => Err(status::not_found(res, &r.name)),
+            None if !t.sub.is_empty() => Err(status::not_found(res, &r.name)),
             None => {
-                self.admit_namespace(&t.namespace)?;
+                self.admit_namespace(res, &r.name, &t.namespace)?;
                 // Create through apply (`forceAllowCreate`): system fields wiped and filled; an
                 // applied resourceVersion is dropped like any stored RV.
                 let mut obj = fields::merge(res, &Value::Object(Map::new()), &cfg);
@@ -597,8 +651,11 @@ impl Store {
                 if !errs.is_empty() {
                     return Err(status::invalid_object(res, &r.name, &errs));
                 }
-                let obj = meta::canonicalize(res, &obj);
+                let mut obj = meta::canonicalize(res, &obj);
                 let managers = fields::created_by_apply(res, &obj, &cfg, &ctx.manager, &ctx.now);
+                if API && *res == Resource::Namespace {
+                    namespace::prepare_for_create(&mut obj);
+                }
                 Ok(self.commit(r, obj, managers, ctx.actor, 201))
             }
             Some(entry) => {
@@ -746,7 +803,20 @@ impl Store {
                 set_meta(&mut obj, "labels", labels.unwrap_or(Value::Null));
             }
         }
-        let errs = meta::validate(&res, &obj, Some(&old));
+        #[allow(unused_mut, reason = "extended with the api feature only")]
+        let mut errs = meta::validate(&res, &obj, Some(&old));
+        // A Namespace's `PrepareForUpdate` runs in the registry, after the field manager saw
+        // the object as sent: a writer owns the `spec.finalizers` it sent even though the
+        // strategy put the old ones back (only `status` is a reset field; the reference's
+        // answers). So its ownership is taken from the object as sent.
+        #[allow(unused_mut, reason = "set with the api feature only")]
+        let mut as_sent: Option<Value> = None;
+        #[cfg(feature = "api")]
+        if res == Resource::Namespace {
+            as_sent = Some(meta::canonicalize(&res, &obj));
+            namespace::prepare_for_update(ctx.sub, &old, &mut obj);
+            errs.extend(namespace::validate_update(ctx.sub, &obj));
+        }
         if !errs.is_empty() {
             return Err(status::invalid_object(&res, &r.name, &errs));
         }
@@ -762,14 +832,14 @@ impl Store {
                 ctx.sub,
                 sent.as_deref().unwrap_or(&entry.managers),
                 Some(&old),
-                &obj,
+                as_sent.as_ref().unwrap_or(&obj),
                 &ctx.manager,
                 &ctx.now,
             ),
             Ownership::Set(m) => m,
         };
         #[cfg(feature = "api")]
-        if deleted_by_update(&obj) {
+        if deleted_by_update(&res, &obj) {
             // The object is deleted as it would have been written (`deleteWithoutFinalizers`):
             // the answer is that object, at the resourceVersion it had.
             let mut answer = obj;
@@ -861,6 +931,22 @@ impl Store {
         } else {
             options::delete_preconditions(req.body.as_ref())?
         };
+        // The NamespaceLifecycle admission, before the registry.
+        #[cfg(feature = "api")]
+        if *res == Resource::Namespace && namespace::IMMORTAL.contains(&name) {
+            return Err(status::forbidden(
+                res,
+                name,
+                "this namespace may not be deleted",
+                None,
+            ));
+        }
+        #[cfg(feature = "api")]
+        if *res == Resource::Namespace {
+            if let Some(out) = self.delete_namespace(&r, &opts, ctx)? {
+                return Ok(out);
+            }
+        }
         let Some(entry) = self.objects.get(&r) else {
             return Err(status::not_found(res, name));
         };
@@ -917,6 +1003,12 @@ impl Store {
             }
         }
         let writers = entry.writers.clone();
+        // The Namespace registry returns the deleted object (`ReturnDeletedObject`), at the
+        // revision of its deletion; the others a Status.
+        #[cfg(feature = "api")]
+        let deleted = (*res == Resource::Namespace).then(|| entry.object.clone());
+        #[cfg(not(feature = "api"))]
+        let deleted: Option<Value> = None;
         let rev = self.take_revision();
         self.objects.remove(&r);
         let label = r.to_string();
@@ -927,15 +1019,75 @@ impl Store {
             revision: rev,
             writer: actor.name.clone(),
         });
+        let body = match deleted {
+            Some(mut obj) => {
+                set_meta(&mut obj, "resourceVersion", rev.to_string().into());
+                obj
+            }
+            None => status::delete_success(res, name, &uid),
+        };
         Ok(Outcome {
-            response: Response {
-                code: 200,
-                body: status::delete_success(res, name, &uid),
-            },
+            response: Response { code: 200, body },
             revision: Some(rev),
             lost_updates: lost.into_iter().collect(),
             warnings: Vec::new(),
         })
+    }
+
+    /// A Namespace's DELETE (`REST.Delete`, k8s.io/kubernetes
+    /// `pkg/registry/core/namespace/storage/storage.go`): the preconditions with its own texts,
+    /// then the first delete marks it `Terminating` (with the garbage collector's finalizers
+    /// the options ask for) and answers it; while `spec.finalizers` is not empty a later one
+    /// answers it unchanged. `None`: the generic delete goes on (no `spec.finalizers` left).
+    #[cfg(feature = "api")]
+    fn delete_namespace(
+        &mut self,
+        r: &ObjectRef,
+        opts: &options::DeleteOptions,
+        ctx: &Ctx,
+    ) -> Result<Option<Outcome>, Response> {
+        let Some(entry) = self.objects.get(r) else {
+            return Err(status::not_found(&r.resource, &r.name));
+        };
+        let ns = &entry.object;
+        let uid = meta_str(ns, "uid");
+        let rv = meta_str(ns, "resourceVersion");
+        let failed = |what: &str, given: &str, held: &str| {
+            status::conflict(
+                &r.resource,
+                &r.name,
+                &format!("Precondition failed: {what} in precondition: {given}, {what} in object meta: {held}"),
+            )
+        };
+        if let Some(u) = opts.uid.as_deref().filter(|u| *u != uid) {
+            return Err(failed("UID", u, uid));
+        }
+        if let Some(v) = opts.resource_version.as_deref().filter(|v| *v != rv) {
+            return Err(failed("ResourceVersion", v, rv));
+        }
+        if ns.pointer("/metadata/deletionTimestamp").is_none() {
+            let mut obj = ns.clone();
+            set_meta(&mut obj, "deletionTimestamp", ctx.now.as_str().into());
+            if let Some(o) = obj.as_object_mut() {
+                let status = o
+                    .entry("status")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Some(s) = status.as_object_mut() {
+                    s.insert("phase".into(), "Terminating".into());
+                }
+            }
+            let old_finalizers = finalizers(ns);
+            let new_finalizers = gc_finalizers(&old_finalizers, opts);
+            if new_finalizers != old_finalizers {
+                set_meta(&mut obj, "finalizers", new_finalizers.into());
+            }
+            let managers = entry.managers.clone();
+            return Ok(Some(self.commit(r.clone(), obj, managers, ctx.actor, 200)));
+        }
+        if !namespace::spec_finalizers(ns).is_empty() {
+            return Ok(Some(ok(200, ns.clone())));
+        }
+        Ok(None)
     }
 
     /// Deletes an object from the store: its DELETED event, the updates it loses, and `body`
@@ -1045,14 +1197,17 @@ fn mark_as_deleting(obj: &mut Value, now: &str) {
 /// `shouldDeleteDuringUpdate` (k8s.io/apiserver `pkg/registry/generic/registry/store.go`):
 /// an update of an object being deleted that leaves it no finalizer deletes it.
 #[cfg(feature = "api")]
-fn deleted_by_update(obj: &Value) -> bool {
+fn deleted_by_update(res: &Resource, obj: &Value) -> bool {
     let meta = obj.get("metadata");
+    let grace = meta
+        .and_then(|m| m.get("deletionGracePeriodSeconds"))
+        .filter(|g| !g.is_null());
     meta.and_then(|m| m.get("deletionTimestamp")).is_some()
         && finalizers(obj).is_empty()
-        && meta
-            .and_then(|m| m.get("deletionGracePeriodSeconds"))
-            .and_then(Value::as_i64)
-            == Some(0)
+        // No grace period, or 0.
+        && grace.is_none_or(|g| g.as_i64() == Some(0))
+        // `ShouldDeleteNamespaceDuringUpdate`: a Namespace also needs no `spec.finalizers`.
+        && (*res != Resource::Namespace || namespace::spec_finalizers(obj).is_empty())
 }
 
 impl Store {
@@ -1085,7 +1240,7 @@ impl Store {
             resource: resource.clone(),
             namespace: namespace.to_string(),
             name: None,
-            status: false,
+            sub: "",
             field_manager: None,
             force: None,
             query: Default::default(),

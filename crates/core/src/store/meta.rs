@@ -270,17 +270,18 @@ pub(crate) fn canonicalize(res: &Resource, obj: &Value) -> Value {
             out.insert("kind".into(), "Namespace".into());
             out.insert("apiVersion".into(), "v1".into());
             out.insert("metadata".into(), meta);
+            // Both are structs in Go, printed even when empty (`"spec":{}` once `…/finalize`
+            // emptied its finalizers: the reference's answers).
             for key in ["spec", "status"] {
-                if let Some(Value::Object(m)) = o.get(key) {
-                    let m: Map<String, Value> = m
+                let m: Map<String, Value> = match o.get(key) {
+                    Some(Value::Object(m)) => m
                         .iter()
                         .filter(|(_, v)| !is_empty_value(v))
                         .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect();
-                    if !m.is_empty() {
-                        out.insert(key.into(), Value::Object(m));
-                    }
-                }
+                        .collect(),
+                    _ => Map::new(),
+                };
+                out.insert(key.into(), Value::Object(m));
             }
         }
         Resource::Deployment => {
@@ -576,6 +577,25 @@ pub(crate) fn validate(res: &Resource, obj: &Value, old: Option<&Value>) -> Vec<
             }
         }
     }
+    // `ValidateLabels` (k8s.io/apimachinery `pkg/apis/meta/v1/validation`), after the name:
+    // each key, then its value, all reported at `metadata.labels` (keys in the stored order;
+    // Go walks the map in random order). With the `api` feature (docs/size.md).
+    #[cfg(feature = "api")]
+    if let Some(labels) = obj.pointer("/metadata/labels").and_then(Value::as_object) {
+        for (k, v) in labels {
+            for msg in crate::names::label_key_errors(k) {
+                errs.push(FieldError::invalid(
+                    "metadata.labels",
+                    k.as_str().into(),
+                    &msg,
+                ));
+            }
+            let v = v.as_str().unwrap_or("");
+            for msg in crate::names::label_value_errors(v) {
+                errs.push(FieldError::invalid("metadata.labels", v.into(), msg));
+            }
+        }
+    }
     if let Some(old) = old {
         let (u_new, u_old) = (meta_str(obj, "uid"), meta_str(old, "uid"));
         if u_new != u_old {
@@ -615,13 +635,21 @@ pub(crate) fn validate(res: &Resource, obj: &Value, old: Option<&Value>) -> Vec<
         let extra: Vec<String> = new.iter().map(|f| super::status::quote(f)).collect();
         if deleting && !extra.is_empty() {
             // `ValidateNoNewFinalizers`: the new ones sorted, as Go prints a []string with %#v.
-            errs.push(FieldError::forbidden(
+            let err = FieldError::forbidden(
                 "metadata.finalizers",
                 &format!(
                     "no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}",
                     extra.join(", ")
                 ),
-            ));
+            );
+            // A custom resource's metadata is validated twice: by `BeforeUpdate`'s common
+            // fields (k8s.io/apiserver `pkg/registry/rest/update.go`) and by its validator's
+            // `validateObjectMetaUpdateDeclaratively` (apiextensions-apiserver
+            // `pkg/registry/customresource/validator.go`): the reference lists the cause twice.
+            if matches!(res, Resource::Custom { .. }) {
+                errs.push(err.clone());
+            }
+            errs.push(err);
         }
     }
     if let (Resource::Secret, Some(old), true) = (res, old, super::API) {

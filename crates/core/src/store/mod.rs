@@ -21,10 +21,12 @@
 //!   stored, `data` must be base64 (Go's decoder error, 400), `type` defaults to `Opaque` and is
 //!   immutable;
 //! - Namespaces (module `namespace`): the four built-in ones, every namespace an object lives
-//!   in and created ones exist; only created ones are stored (so a store without Namespace
-//!   writes is unchanged); created and read, not updated or deleted (405);
-//!   [`Store::set_strict_namespaces`] (off by default: every lesson as before) makes a create
-//!   in a missing namespace the NamespaceLifecycle 404;
+//!   in and created ones exist; only written ones are stored (so a store without Namespace
+//!   writes is unchanged); updated, patched and applied (also through `status` and
+//!   `finalize`) with their strategies; a DELETE marks one `Terminating` and keeps it, as the
+//!   reference does without the namespace controller; a create in a `Terminating` namespace is
+//!   403; [`Store::set_strict_namespaces`] (off by default: every lesson as before) makes a
+//!   create in a missing namespace the NamespaceLifecycle 404;
 //! - all of the above beyond the page's own needs (Secrets, Namespaces, every-namespace lists,
 //!   list options, dry runs, DeleteOptions, GET with a resourceVersion) is behind the crate's
 //!   `api` feature (`API`, on by default; the page builds without it, `rvlab-server` asks for
@@ -73,7 +75,8 @@
 //! `defaults`), a Secret's `type` and a Namespace's name label. Not modelled: other kinds'
 //! defaulting, the full Deployment validation (only `spec.replicas >= 0`), immutable
 //! ConfigMaps and Secrets, Secret type-specific keys and key names, graceful deletion (only
-//! Pods delete gracefully; no served kind does), Namespace updates, deletion and termination.
+//! Pods delete gracefully; no served kind does), the namespace controller (a deleted
+//! Namespace stays `Terminating`, its objects stay).
 //! Where the model and the reference kube-apiserver still differ is listed in
 //! `reference/known-differences.json` (docs/reference.md).
 

@@ -22,16 +22,41 @@
 //! namespace that does not exist is the NamespaceLifecycle admission's 404 `namespaces "x" not
 //! found` (the NotFound of its namespace lookup, returned as is), before validation.
 //!
-//! Not modelled: updating or deleting a Namespace (PUT, PATCH, DELETE answer 405), and with it
-//! namespace termination and finalization.
+//! **Writes** (`pkg/registry/core/namespace`, checked against the reference kube-apiserver
+//! v1.37.2: `reference/corpus/namespaces.json`):
+//! - PUT, PATCH and apply of `/api/v1/namespaces/NAME` keep the old `spec` and `status`
+//!   (`namespaceStrategy.PrepareForUpdate`); `…/status` keeps the old `spec`, defaults an empty
+//!   phase to `Active` and refuses a phase that does not match `deletionTimestamp` (422,
+//!   `ValidateNamespaceStatusUpdate`); `…/finalize` (PUT only) keeps the old `status` and is
+//!   the one way to change `spec.finalizers`. Updates without a resourceVersion are allowed.
+//!   A namespace that exists without a write (above) is written as it is read.
+//! - DELETE (`REST.Delete` in `storage/storage.go`): `default`, `kube-system` and
+//!   `kube-public` are refused by the NamespaceLifecycle admission (403 `this namespace may
+//!   not be deleted`); the preconditions are checked against the namespace as read, with the
+//!   registry's own texts; the first delete sets `deletionTimestamp` and phase `Terminating`
+//!   (no grace period, no generation, nobody's managedFields) and answers the namespace; later
+//!   ones answer it unchanged while `spec.finalizers` is not empty. The `kubernetes` finalizer
+//!   is the namespace controller's (kube-controller-manager), which does not run here, as it
+//!   does not beside the reference: a deleted namespace stays `Terminating` until a client
+//!   empties `spec.finalizers` through `…/finalize` and `metadata.finalizers`, which deletes it
+//!   (`ShouldDeleteNamespaceDuringUpdate`).
+//! - A create in a `Terminating` namespace is refused by the NamespaceLifecycle admission (403,
+//!   cause `NamespaceTerminating`), strict namespaces or not.
 
 use super::meta;
-use super::{ObjectRef, Resource, Store};
+#[cfg(feature = "api")]
+use super::status::FieldError;
+use super::{Entry, ObjectRef, Resource, Store};
 use crate::rng::Rng;
 use serde_json::{json, Value};
 
 /// The namespaces a new cluster has.
 pub(crate) const BUILTIN: [&str; 4] = ["default", "kube-node-lease", "kube-public", "kube-system"];
+
+#[cfg(feature = "api")]
+/// The namespaces the NamespaceLifecycle admission never lets be deleted (k8s.io/apiserver
+/// `pkg/admission/plugin/namespace/lifecycle/admission.go`, `Register`).
+pub(crate) const IMMORTAL: [&str; 3] = ["default", "kube-system", "kube-public"];
 
 /// The label every namespace carries with its own name.
 pub(crate) const NAME_LABEL: &str = "kubernetes.io/metadata.name";
@@ -58,6 +83,28 @@ fn implicit(name: &str) -> Value {
     })
 }
 
+/// The decoder's defaults (`SetDefaults_Namespace`: the name label once the name is known;
+/// `SetDefaults_NamespaceStatus`: phase `Active` when empty).
+pub(crate) fn default_object(obj: &mut Value) {
+    if !meta::meta_str(obj, "name").is_empty() {
+        default_labels(obj);
+    }
+    if let Some(o) = obj.as_object_mut() {
+        let status = o
+            .entry("status")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Some(s) = status.as_object_mut() {
+            if s.get("phase")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .is_empty()
+            {
+                s.insert("phase".into(), "Active".into());
+            }
+        }
+    }
+}
+
 /// `SetDefaults_Namespace` (and the strategy's `Canonicalize`): the name label.
 pub(crate) fn default_labels(obj: &mut Value) {
     let name = meta::meta_str(obj, "name").to_string();
@@ -70,12 +117,101 @@ pub(crate) fn default_labels(obj: &mut Value) {
     meta::set_meta(obj, "labels", Value::Object(labels));
 }
 
-/// `PrepareForCreate`: the `kubernetes` finalizer and phase `Active`.
+/// `PrepareForCreate`: phase `Active`, and the `kubernetes` finalizer after the body's own.
 pub(crate) fn prepare_for_create(obj: &mut Value) {
+    let mut finalizers = spec_finalizers(obj);
+    if !finalizers.iter().any(|f| f == KUBERNETES) {
+        finalizers.push(KUBERNETES.into());
+    }
     if let Some(o) = obj.as_object_mut() {
-        o.insert("spec".into(), json!({"finalizers": ["kubernetes"]}));
+        o.insert("spec".into(), json!({ "finalizers": finalizers }));
         o.insert("status".into(), json!({"phase": "Active"}));
     }
+}
+
+/// The namespace controller's finalizer (`FinalizerKubernetes`).
+const KUBERNETES: &str = "kubernetes";
+
+/// `spec.finalizers`.
+pub(crate) fn spec_finalizers(obj: &Value) -> Vec<String> {
+    obj.pointer("/spec/finalizers")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(feature = "api")]
+/// The strategies' `PrepareForUpdate` for the subresource `sub`: the main resource keeps the
+/// old `spec` and `status`, `status` the old `spec`, `finalize` the old `status`.
+pub(crate) fn prepare_for_update(sub: &str, old: &Value, obj: &mut Value) {
+    let keep: &[&str] = match sub {
+        "" => &["spec", "status"],
+        "status" => &["spec"],
+        _ => &["status"],
+    };
+    if let Some(o) = obj.as_object_mut() {
+        for key in keep {
+            match old.get(*key) {
+                Some(v) => o.insert((*key).into(), v.clone()),
+                None => o.shift_remove(*key),
+            };
+        }
+    }
+}
+
+#[cfg(feature = "api")]
+/// `ValidateNamespaceStatusUpdate` (the phase follows `deletionTimestamp`) and, for
+/// `finalize`, `validateKubeFinalizerName` of each `spec.finalizers` name (k8s.io/kubernetes
+/// `pkg/apis/core/validation/validation.go`).
+pub(crate) fn validate_update(sub: &str, obj: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if sub == "status" {
+        let phase = obj
+            .pointer("/status/phase")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let deleting = obj.pointer("/metadata/deletionTimestamp").is_some();
+        let (want, detail) = if deleting {
+            (
+                "Terminating",
+                "may only be 'Terminating' if `deletionTimestamp` is not empty",
+            )
+        } else {
+            (
+                "Active",
+                "may only be 'Active' if `deletionTimestamp` is empty",
+            )
+        };
+        if phase != want {
+            errs.push(FieldError::invalid("status.Phase", phase.into(), detail));
+        }
+    }
+    if sub == "finalize" {
+        for (i, f) in spec_finalizers(obj).iter().enumerate() {
+            // `IsStandardFinalizerName`: a name without a `/` must be one of these.
+            if !f.contains('/')
+                && ![KUBERNETES, "orphan", "foregroundDeletion"].contains(&f.as_str())
+            {
+                errs.push(FieldError::invalid(
+                    &format!("spec.finalizers[{i}]"),
+                    f.as_str().into(),
+                    "name is neither a standard finalizer name nor is it fully qualified",
+                ));
+            }
+        }
+    }
+    errs
+}
+
+#[cfg(feature = "api")]
+/// Whether a namespace is `Terminating`.
+pub(crate) fn terminating(obj: &Value) -> bool {
+    obj.pointer("/status/phase").and_then(Value::as_str) == Some("Terminating")
 }
 
 impl Store {
@@ -100,6 +236,49 @@ impl Store {
                     r.namespace == name
                 }
             })
+    }
+
+    /// Stores a namespace that exists without a write (built in, or holding objects) as it is
+    /// read, so that a write can update it; `true` when it did (the caller takes it out again
+    /// if the write is refused, [`Store::unstore_namespace`]).
+    pub(crate) fn store_implicit_namespace(&mut self, name: &str) -> bool {
+        let r = ObjectRef {
+            resource: Resource::Namespace,
+            namespace: String::new(),
+            name: name.to_string(),
+        };
+        if self.objects.contains_key(&r) || !self.namespace_exists(name) {
+            return false;
+        }
+        let entry = Entry {
+            object: implicit(name),
+            managers: Vec::new(),
+            provenance: Default::default(),
+            writers: Default::default(),
+        };
+        self.objects.insert(r, entry);
+        true
+    }
+
+    /// Takes out a namespace [`Store::store_implicit_namespace`] stored.
+    pub(crate) fn unstore_namespace(&mut self, name: &str) {
+        self.objects.remove(&ObjectRef {
+            resource: Resource::Namespace,
+            namespace: String::new(),
+            name: name.to_string(),
+        });
+    }
+
+    #[cfg(feature = "api")]
+    /// Whether the namespace `name` is being terminated.
+    pub(crate) fn namespace_terminating(&self, name: &str) -> bool {
+        self.objects
+            .get(&ObjectRef {
+                resource: Resource::Namespace,
+                namespace: String::new(),
+                name: name.to_string(),
+            })
+            .is_some_and(|e| terminating(&e.object))
     }
 
     /// A namespace as GET answers it.

@@ -1,6 +1,6 @@
 //! Request paths: `/api/v1/namespaces/NS/{configmaps,secrets}[/NAME]`,
 //! `/apis/apps/v1/namespaces/NS/deployments[/NAME[/status]]` (a Deployment's status
-//! subresource),
+//! subresource), `/api/v1/namespaces/NAME/{status,finalize}` (a Namespace's),
 //! `/apis/GROUP/v1/namespaces/NS/PLURAL[/NAME]` (GROUP has a dot), the lists of every namespace
 //! (`/api/v1/configmaps`, `/api/v1/secrets`, `/apis/apps/v1/deployments`, `/apis/GROUP/v1/PLURAL`)
 //! and the cluster-scoped Namespaces (`/api/v1/namespaces[/NAME]`), with the query parameters
@@ -42,8 +42,10 @@ pub struct RequestTarget {
     /// every namespace (`/api/v1/configmaps`).
     pub namespace: String,
     pub name: Option<String>,
-    /// The request addresses the object's `status` subresource (`…/deployments/NAME/status`).
-    pub status: bool,
+    /// The subresource the request addresses: `""` (the object itself), `"status"`
+    /// (`…/deployments/NAME/status`, `/api/v1/namespaces/NAME/status`) or `"finalize"`
+    /// (`/api/v1/namespaces/NAME/finalize`).
+    pub sub: &'static str,
     pub field_manager: Option<String>,
     /// `Some` when `force` was given at all (even `force=false`, as `PatchOptions.Force` is a
     /// pointer); the value is the parsed boolean.
@@ -113,6 +115,10 @@ pub fn parse(full: &str) -> Result<RequestTarget, Response> {
         ["", "api", "v1", "namespaces", ns] if API => {
             (Resource::Namespace, "", std::slice::from_ref(ns))
         }
+        // A Namespace's subresources (`namespaces/status`, `namespaces/finalize`).
+        ["", "api", "v1", "namespaces", _, "status" | "finalize"] if API => {
+            (Resource::Namespace, "", &segs[4..])
+        }
         ["", "api", "v1", "namespaces", ns, plural, rest @ ..] => match namespaced("", plural) {
             Some(r) if !ns.is_empty() => (r, *ns, rest),
             _ => return Err(status::path_not_found()),
@@ -136,12 +142,21 @@ pub fn parse(full: &str) -> Result<RequestTarget, Response> {
         }
         _ => return Err(status::path_not_found()),
     };
-    let (name, status) = match name {
-        [] => (None, false),
-        [n] if !n.is_empty() => (Some((*n).to_string()), false),
-        // The only subresource the store serves (the apiserver's `deployments/status`).
+    let (name, sub) = match name {
+        [] => (None, ""),
+        [n] if !n.is_empty() => (Some((*n).to_string()), ""),
+        // The subresources the store serves: the apiserver's `deployments/status`,
+        // `namespaces/status` and `namespaces/finalize`.
         [n, "status"] if !n.is_empty() && resource == Resource::Deployment => {
-            (Some((*n).to_string()), true)
+            (Some((*n).to_string()), "status")
+        }
+        [n, s @ ("status" | "finalize")]
+            if API && !n.is_empty() && resource == Resource::Namespace =>
+        {
+            (
+                Some((*n).to_string()),
+                if *s == "status" { "status" } else { "finalize" },
+            )
         }
         // A custom resource's subresource its CRD does not define: apiextensions-apiserver's
         // `crdHandler` answers NotFound for the object (the reference kube-apiserver v1.37.2
@@ -193,7 +208,7 @@ pub fn parse(full: &str) -> Result<RequestTarget, Response> {
         resource,
         namespace: namespace.to_string(),
         name,
-        status,
+        sub,
         field_manager,
         force,
         query: q,
@@ -242,15 +257,18 @@ mod tests {
             assert!(parse("/apis/example.com/v1/widgets").is_ok());
         }
         assert!(parse("/api/v1/pods").is_err());
-        assert!(parse("/api/v1/namespaces/a/status").is_err());
+        assert_eq!(parse("/api/v1/namespaces/a/status").is_ok(), API);
+        assert_eq!(parse("/api/v1/namespaces/a/finalize").is_ok(), API);
+        assert!(parse("/api/v1/namespaces/a/scale").is_err());
         assert!(parse("/apis/apps/v1/namespaces/default/replicasets/x").is_err());
         assert!(parse("/api/v1/namespaces/default/configmaps/a/b").is_err());
         let t = parse("/apis/apps/v1/namespaces/default/deployments/web/status").unwrap();
-        assert_eq!((t.name.as_deref(), t.status), (Some("web"), true));
-        assert!(
-            !parse("/apis/apps/v1/namespaces/default/deployments/web")
+        assert_eq!((t.name.as_deref(), t.sub), (Some("web"), "status"));
+        assert_eq!(
+            parse("/apis/apps/v1/namespaces/default/deployments/web")
                 .unwrap()
-                .status
+                .sub,
+            ""
         );
         assert!(parse("/api/v1/namespaces/default/configmaps/a/status").is_err());
         assert!(parse("/apis/apps/v1/namespaces/default/deployments/web/scale").is_err());

@@ -363,6 +363,13 @@ impl Schema {
 enum TyRef<'a> {
     Named(usize),
     Expr(&'a Ty),
+    /// structured-merge-diff's deduced type, as a CRD schema of
+    /// `x-kubernetes-preserve-unknown-fields` gives it: every object a granular map, every
+    /// list atomic.
+    Untyped,
+    /// The root of a custom resource: a map of deduced fields whose `metadata` is ObjectMeta
+    /// (apiextensions-apiserver adds it to every CRD schema).
+    CustomRoot,
 }
 
 /// What a node is.
@@ -395,10 +402,28 @@ impl<'a> At<'a> {
         }
     }
 
+    /// The schema of a custom resource's fields, as the apiserver's field manager has it for
+    /// a CRD whose schema is `x-kubernetes-preserve-unknown-fields` (the model's custom
+    /// resources, `kinds`): objects are maps (a manager that sets one owns it, the `.` entry),
+    /// lists atomic, and `metadata` is ObjectMeta (its `finalizers` a set). The reference
+    /// kube-apiserver's answers (`reference/goldens`, the `widgets.example.com` sequences).
+    pub fn custom_root() -> At<'static> {
+        At {
+            schema: None,
+            ty: Some(TyRef::CustomRoot),
+            field: None,
+        }
+    }
+
+    // (Only the `api` feature makes one: the page's wasm does not carry the checks.)
+    fn untyped(&self) -> bool {
+        super::API && matches!(self.ty, Some(TyRef::Untyped | TyRef::CustomRoot))
+    }
+
     fn resolved(&self) -> Option<&'a Ty> {
         match self.ty? {
             TyRef::Expr(t) => Some(t),
-            TyRef::Named(_) => None,
+            _ => None,
         }
     }
 
@@ -406,7 +431,7 @@ impl<'a> At<'a> {
         match self.ty? {
             TyRef::Named(i) => Some(i),
             TyRef::Expr(Ty::Named(i)) => Some(*i),
-            TyRef::Expr(_) => None,
+            _ => None,
         }
     }
 
@@ -418,6 +443,9 @@ impl<'a> At<'a> {
     pub fn kind(&self) -> Kind {
         if self.type_index().is_some() {
             return Kind::Struct;
+        }
+        if self.untyped() {
+            return Kind::Map;
         }
         match self.resolved() {
             None => Kind::Unknown,
@@ -436,6 +464,18 @@ impl<'a> At<'a> {
 
     /// The child at `key`: a struct's field, or a map's value (any key). Unknown otherwise.
     pub fn field(&self, key: &str) -> At<'a> {
+        if self.untyped() {
+            return match self.ty {
+                Some(TyRef::CustomRoot) if key == "metadata" => {
+                    builtin().root("ConfigMap").field("metadata")
+                }
+                _ => At {
+                    schema: None,
+                    ty: Some(TyRef::Untyped),
+                    field: None,
+                },
+            };
+        }
         if let Some(Ty::Map(v)) = self.resolved() {
             return At {
                 schema: self.schema,
@@ -458,6 +498,9 @@ impl<'a> At<'a> {
 
     /// A list's item. Unknown for anything else.
     pub fn item(&self) -> At<'a> {
+        if self.untyped() {
+            return *self;
+        }
         match self.resolved() {
             Some(Ty::List(e)) => At {
                 schema: self.schema,

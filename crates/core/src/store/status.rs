@@ -247,6 +247,31 @@ pub(crate) fn not_found(res: &Resource, name: &str) -> Response {
     failure(404, "NotFound", &msg, Some(&resource_details(res, name)))
 }
 
+/// `NewForbidden(qr, name, err)`: 403 (`name` empty: `RESOURCE is forbidden: …`), with a
+/// cause when the refusal carries one (the NamespaceLifecycle admission's
+/// `NamespaceTerminating`: `(type, message, field)`).
+#[cfg(feature = "api")]
+pub(crate) fn forbidden(
+    res: &Resource,
+    name: &str,
+    err: &str,
+    cause: Option<(&str, String, &str)>,
+) -> Response {
+    let msg = match name {
+        "" => format!("{} is forbidden: {err}", res.group_resource()),
+        _ => format!(
+            "{} {} is forbidden: {err}",
+            res.group_resource(),
+            quote(name)
+        ),
+    };
+    let mut details = resource_details(res, name);
+    if let Some((ty, message, field)) = cause {
+        details.causes.push((ty.into(), message, field.into()));
+    }
+    failure(403, "Forbidden", &msg, Some(&details))
+}
+
 /// `NewAlreadyExists(qr, name)`: 409.
 pub(crate) fn already_exists(res: &Resource, name: &str) -> Response {
     let msg = format!("{} {} already exists", res.group_resource(), quote(name));
@@ -304,17 +329,22 @@ pub(crate) fn invalid(group: &str, kind: &str, name: &str, errs: &[FieldError]) 
     } else {
         format!("{kind}.{group}")
     };
-    let msg = match errs {
+    // The message is the errors' aggregate: each text once (`aggregate.Error()` in
+    // k8s.io/apimachinery `pkg/util/errors`), in brackets when more than one; the causes keep
+    // every error. (Duplicates only come with the `api` feature: a custom resource's.)
+    let mut texts: Vec<String> = errs.iter().map(FieldError::message).collect();
+    if super::API {
+        let mut seen: Vec<String> = Vec::new();
+        texts.retain(|t| {
+            let new = !seen.contains(t);
+            seen.push(t.clone());
+            new
+        });
+    }
+    let msg = match texts.as_slice() {
         [] => format!("{gk} {} is invalid", quote(name)),
-        [one] => format!("{gk} {} is invalid: {}", quote(name), one.message()),
-        many => format!(
-            "{gk} {} is invalid: [{}]",
-            quote(name),
-            many.iter()
-                .map(FieldError::message)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        [one] => format!("{gk} {} is invalid: {one}", quote(name)),
+        many => format!("{gk} {} is invalid: [{}]", quote(name), many.join(", ")),
     };
     let d = Details {
         name: name.into(),
@@ -377,13 +407,14 @@ pub(crate) fn path_not_found() -> Response {
     )
 }
 
-/// 405 for a method the path does not serve (`StatusReasonMethodNotAllowed`).
+/// 405 for a method the path does not serve (`StatusReasonMethodNotAllowed`), with the empty
+/// `details: {}` of the apiserver's generic response (the reference's answers).
 pub(crate) fn method_not_allowed() -> Response {
     failure(
         405,
         "MethodNotAllowed",
         "the server does not allow this method on the requested resource",
-        None,
+        Some(&Details::default()),
     )
 }
 

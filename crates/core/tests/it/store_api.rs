@@ -585,17 +585,70 @@ fn creating_a_namespace_labels_it_and_validates_its_name_as_a_dns_label() {
             "{name}"
         );
     }
-    // Namespaces are created and read, not updated or deleted here.
-    for m in [Method::Put, Method::Patch, Method::Delete] {
-        let o = w.send(
-            m,
-            "/api/v1/namespaces/team-b",
-            Some("application/merge-patch+json"),
-            Some(json!({})),
-        );
-        assert_eq!(o.response.code, 405, "{m:?}");
-    }
     assert_eq!(w.store.revision(), 1);
+}
+
+/// Namespace writes as the reference answers them are in `reference/goldens/namespaces.json`;
+/// here what only the model has: a namespace that exists without a write (built in, or holding
+/// objects) is written as it is read, and a refused write leaves the store as it was.
+#[test]
+fn a_namespace_that_exists_without_a_write_is_written_as_it_is_read() {
+    let mut w = World::new();
+    w.cm("team-x", "c", json!({}));
+    let read = w.get("/api/v1/namespaces/team-x");
+    assert_eq!(read.response.code, 200);
+    let before = w.store.clone();
+    // A stale resourceVersion (it has none), a bad patch, a 404: nothing stored, no revision.
+    let stale = w.send(
+        Method::Put,
+        "/api/v1/namespaces/team-x",
+        None,
+        Some(json!({"metadata": {"name": "team-x", "resourceVersion": "1"}})),
+    );
+    assert_eq!(stale.response.code, 409, "{}", text(&stale));
+    let bad = w.send(
+        Method::Patch,
+        "/api/v1/namespaces/default",
+        Some("application/json-patch+json"),
+        Some(json!([{"op": "test", "path": "/metadata/name", "value": "other"}])),
+    );
+    assert_eq!(bad.response.code, 422, "{}", text(&bad));
+    assert!(
+        w.store == before,
+        "refused writes leave the store unchanged"
+    );
+    // A label: the namespace is now stored, with its uid and creation time as read.
+    let o = w.send(
+        Method::Patch,
+        "/api/v1/namespaces/team-x",
+        Some("application/merge-patch+json"),
+        Some(json!({"metadata": {"labels": {"team": "x"}}})),
+    );
+    assert_eq!(o.response.code, 200, "{}", text(&o));
+    let b = &o.response.body;
+    assert_eq!(b["metadata"]["uid"], read.response.body["metadata"]["uid"]);
+    assert_eq!(b["metadata"]["resourceVersion"], "2");
+    assert_eq!(
+        b["metadata"]["labels"],
+        json!({"kubernetes.io/metadata.name": "team-x", "team": "x"})
+    );
+    assert_eq!(b["spec"], json!({"finalizers": ["kubernetes"]}));
+    assert_eq!(text(&w.get("/api/v1/namespaces/team-x")), text(&o));
+    // `default` cannot be deleted; team-x is Terminating, and takes no new content.
+    assert_eq!(
+        w.send(Method::Delete, "/api/v1/namespaces/default", None, None)
+            .response
+            .code,
+        403
+    );
+    let d = w.send(Method::Delete, "/api/v1/namespaces/team-x", None, None);
+    assert_eq!(d.response.body["status"]["phase"], "Terminating");
+    let o = w.post(
+        "/api/v1/namespaces/team-x/configmaps",
+        json!({"metadata": {"name": "d"}}),
+    );
+    assert_eq!(o.response.code, 403, "{}", text(&o));
+    assert_eq!(w.store.revision(), 3);
 }
 
 #[test]
