@@ -288,7 +288,8 @@ impl Layout {
     /// `pkg/internal/testing/controlplane/apiserver.go`), a token file instead of client
     /// certificates, loopback only, and no endpoint reconciler (it would write the
     /// `default/kubernetes` endpoints, moving the resourceVersion in the background), nor the
-    /// APIServerIdentity lease (beta, on by default: its renewal every 10 s moved it too, and a
+    /// APIServerIdentity lease (beta, on by default, and with it the
+    /// UnknownVersionInteroperabilityProxy that needs it: its renewal every 10 s moved it too, and a
     /// list's resourceVersion then named a write no answer showed; seen 5 times in 68,345
     /// answers of a live diff).
     pub fn apiserver_args(&self) -> Vec<String> {
@@ -308,7 +309,10 @@ impl Layout {
             format!("--service-account-signing-key-file={}", self.arg("sa.key")),
             "--disable-admission-plugins=ServiceAccount".into(),
             "--endpoint-reconciler-type=none".into(),
-            "--feature-gates=APIServerIdentity=false".into(),
+            // UnknownVersionInteroperabilityProxy (beta, on) depends on APIServerIdentity:
+            // the apiserver refuses to start with only the latter off.
+            "--feature-gates=APIServerIdentity=false,UnknownVersionInteroperabilityProxy=false"
+                .into(),
             "--allow-privileged=true".into(),
         ]
     }
