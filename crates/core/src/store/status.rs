@@ -331,20 +331,35 @@ pub(crate) fn invalid(group: &str, kind: &str, name: &str, errs: &[FieldError]) 
     };
     // The message is the errors' aggregate: each text once (`aggregate.Error()` in
     // k8s.io/apimachinery `pkg/util/errors`), in brackets when more than one; the causes keep
-    // every error. (Duplicates only come with the `api` feature: a custom resource's.)
-    let mut texts: Vec<String> = errs.iter().map(FieldError::message).collect();
-    if super::API {
-        let mut seen: Vec<String> = Vec::new();
-        texts.retain(|t| {
-            let new = !seen.contains(t);
-            seen.push(t.clone());
-            new
-        });
-    }
-    let msg = match texts.as_slice() {
+    // every error. Duplicates only come with the `api` feature (a custom resource's); the
+    // page's store, at its size budget (docs/size.md), joins the texts as they are.
+    #[cfg(feature = "api")]
+    let msg = {
+        let mut texts: Vec<String> = Vec::new();
+        for e in errs {
+            let t = e.message();
+            if !texts.contains(&t) {
+                texts.push(t);
+            }
+        }
+        match texts.as_slice() {
+            [] => format!("{gk} {} is invalid", quote(name)),
+            [one] => format!("{gk} {} is invalid: {one}", quote(name)),
+            many => format!("{gk} {} is invalid: [{}]", quote(name), many.join(", ")),
+        }
+    };
+    #[cfg(not(feature = "api"))]
+    let msg = match errs {
         [] => format!("{gk} {} is invalid", quote(name)),
-        [one] => format!("{gk} {} is invalid: {one}", quote(name)),
-        many => format!("{gk} {} is invalid: [{}]", quote(name), many.join(", ")),
+        [one] => format!("{gk} {} is invalid: {}", quote(name), one.message()),
+        many => format!(
+            "{gk} {} is invalid: [{}]",
+            quote(name),
+            many.iter()
+                .map(FieldError::message)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     };
     let d = Details {
         name: name.into(),
