@@ -64,67 +64,6 @@ pub fn dns_subdomain_errors(name: &str) -> Vec<&'static str> {
     errs
 }
 
-/// `[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?`: a label key's name part, or a non-empty label
-/// value (k8s.io/apimachinery `pkg/api/validate/content/kube.go`, `labelKeyFmt`).
-#[cfg(feature = "api")]
-fn is_label_word(s: &str) -> bool {
-    let b = s.as_bytes();
-    let end = |c: &u8| c.is_ascii_alphanumeric();
-    !b.is_empty()
-        && end(&b[0])
-        && end(&b[b.len() - 1])
-        && b.iter()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-}
-
-/// `IsLabelKey` (`IsQualifiedName`) messages for a label key: an optional DNS subdomain prefix
-/// and `/`, then a name of at most 63 characters (k8s.io/apimachinery v0.37.2
-/// `pkg/api/validate/content/kube.go`).
-#[cfg(feature = "api")]
-pub fn label_key_errors(key: &str) -> Vec<String> {
-    const NAME: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-    let mut errs = Vec::new();
-    let parts: Vec<&str> = key.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
-            if prefix.is_empty() {
-                errs.push("prefix part must be non-empty".to_string());
-            } else {
-                errs.extend(dns_subdomain_errors(prefix).iter().map(|m| format!("prefix part {m}")));
-            }
-            *name
-        }
-        _ => {
-            return vec![format!(
-                "a valid label key {NAME} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-            )]
-        }
-    };
-    if name.is_empty() {
-        errs.push("name part must be non-empty".into());
-    } else if name.len() > 63 {
-        errs.push("name part must be no more than 63 characters".into());
-    }
-    if !is_label_word(name) {
-        errs.push(format!("name part {NAME}"));
-    }
-    errs
-}
-
-/// `IsLabelValue` messages: empty, or at most 63 characters of a label key's name.
-#[cfg(feature = "api")]
-pub fn label_value_errors(value: &str) -> Vec<&'static str> {
-    let mut errs = Vec::new();
-    if value.len() > 63 {
-        errs.push("must be no more than 63 characters");
-    }
-    if !value.is_empty() && !is_label_word(value) {
-        errs.push("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
-    }
-    errs
-}
-
 /// Why `name` is not a DNS subdomain (RFC 1123), if it is not: the first problem, for a
 /// diagnostic.
 pub fn subdomain_problem(name: &str) -> Option<String> {

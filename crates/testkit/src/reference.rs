@@ -589,34 +589,35 @@ mod tests {
         // Two objects from `generateName`, created x then y: the reference listed them in the
         // order of its random suffixes, the model in the order of its own.
         let obj = |name: &str, uid: &str, label: &str| json!({"metadata": {"name": name, "generateName": "gen-", "uid": uid, "labels": {"app": label}}});
-        let list = |items: Vec<Value>| json!({"kind": "SecretList", "items": items});
-        let created = |a: &str, b: &str| vec![(201, obj(a, "u1", "x")), (201, obj(b, "u2", "y"))];
-        let mut reference = created("gen-zzzzz", "gen-aaaaa");
-        reference.push((
-            200,
-            list(vec![
-                obj("gen-aaaaa", "u2", "y"),
-                obj("gen-zzzzz", "u1", "x"),
-            ]),
-        ));
-        let mut model = created("gen-bbbbb", "gen-ccccc");
-        model.push((
-            200,
-            list(vec![
-                obj("gen-bbbbb", "u1", "x"),
-                obj("gen-ccccc", "u2", "y"),
-            ]),
-        ));
+        // Two creates (x as u1, then y as u2) and the list after them, items as given.
+        let answers = |a: &str, b: &str, items: [(&str, &str, &str); 2]| {
+            let list = items
+                .iter()
+                .map(|(n, u, l)| obj(n, u, l))
+                .collect::<Vec<_>>();
+            vec![
+                (201, obj(a, "u1", "x")),
+                (201, obj(b, "u2", "y")),
+                (200, json!({"kind": "SecretList", "items": list})),
+            ]
+        };
+        let reference = answers(
+            "gen-zzzzz",
+            "gen-aaaaa",
+            [("gen-aaaaa", "u2", "y"), ("gen-zzzzz", "u1", "x")],
+        );
+        let model = answers(
+            "gen-bbbbb",
+            "gen-ccccc",
+            [("gen-bbbbb", "u1", "x"), ("gen-ccccc", "u2", "y")],
+        );
         assert_eq!(normalised(&reference), normalised(&model));
         // The same objects with other contents still differ.
-        let mut other = created("gen-bbbbb", "gen-ccccc");
-        other.push((
-            200,
-            list(vec![
-                obj("gen-bbbbb", "u1", "y"),
-                obj("gen-ccccc", "u2", "x"),
-            ]),
-        ));
+        let other = answers(
+            "gen-bbbbb",
+            "gen-ccccc",
+            [("gen-bbbbb", "u1", "y"), ("gen-ccccc", "u2", "x")],
+        );
         assert_ne!(normalised(&reference), normalised(&other));
 
         let ns =

@@ -745,10 +745,18 @@ impl Store {
                 .unwrap_or(Value::Null);
             set_meta(&mut obj, key, v);
         }
-        // The field manager sees the object as sent, before the registry's `BeforeUpdate` and
-        // the strategy's `PrepareForUpdate` below: the ownership of an update is taken from it.
+        // The ownership of an update comes from the object as sent, before the registry's
+        // `BeforeUpdate` and the strategy's `PrepareForUpdate` below (the field manager runs
+        // first): a PUT without the deletion fields removes them from their owners although
+        // `BeforeUpdate` puts them back, and a Namespace's writer owns the `spec.finalizers`
+        // it sent although its strategy puts the old ones back (only `status` is a reset
+        // field). Both are the reference's answers (`reference/goldens/apply-prune.json`,
+        // `namespaces.json`). (With the `api` feature: the page's store takes it after them,
+        // docs/size.md.)
         #[cfg(feature = "api")]
-        let sent_object = obj.clone();
+        let as_sent = Some(meta::canonicalize(&res, &obj));
+        #[cfg(not(feature = "api"))]
+        let as_sent: Option<Value> = None;
         // BeforeUpdate (k8s.io/apiserver `pkg/registry/rest/update.go`): "an update can never
         // remove/change a deletion timestamp", nor remove its grace period.
         #[cfg(feature = "api")]
@@ -809,16 +817,6 @@ impl Store {
         }
         #[allow(unused_mut, reason = "extended with the api feature only")]
         let mut errs = meta::validate(&res, &obj, Some(&old));
-        // The ownership of an update comes from the object as sent (`sent_object`): a PUT
-        // without the deletion fields removes them from their owners although `BeforeUpdate`
-        // puts them back, and a Namespace's writer owns the `spec.finalizers` it sent although
-        // its strategy puts the old ones back (only `status` is a reset field). Both are the
-        // reference's answers (`reference/goldens/apply-prune.json`, `namespaces.json`).
-        // (With the `api` feature: the page's store takes it after them, docs/size.md.)
-        #[cfg(feature = "api")]
-        let as_sent = Some(meta::canonicalize(&res, &sent_object));
-        #[cfg(not(feature = "api"))]
-        let as_sent: Option<Value> = None;
         #[cfg(feature = "api")]
         if res == Resource::Namespace {
             namespace::prepare_for_update(ctx.sub, &old, &mut obj);
@@ -1130,16 +1128,7 @@ impl Store {
 /// `metadata.finalizers` of an object.
 #[cfg(feature = "api")]
 fn finalizers(obj: &Value) -> Vec<String> {
-    obj.get("metadata")
-        .and_then(|m| m.get("finalizers"))
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
+    namespace::strings_at(obj, "/metadata/finalizers")
 }
 
 /// The garbage collector's finalizers for a DELETE (`deletionFinalizersForGarbageCollection`,

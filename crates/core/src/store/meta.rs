@@ -583,7 +583,7 @@ pub(crate) fn validate(res: &Resource, obj: &Value, old: Option<&Value>) -> Vec<
     #[cfg(feature = "api")]
     if let Some(labels) = obj.pointer("/metadata/labels").and_then(Value::as_object) {
         for (k, v) in labels {
-            for msg in crate::names::label_key_errors(k) {
+            for msg in super::selector::label_key_errors(k) {
                 errs.push(FieldError::invalid(
                     "metadata.labels",
                     k.as_str().into(),
@@ -591,8 +591,8 @@ pub(crate) fn validate(res: &Resource, obj: &Value, old: Option<&Value>) -> Vec<
                 ));
             }
             let v = v.as_str().unwrap_or("");
-            for msg in crate::names::label_value_errors(v) {
-                errs.push(FieldError::invalid("metadata.labels", v.into(), msg));
+            for msg in super::selector::label_value_errors(v) {
+                errs.push(FieldError::invalid("metadata.labels", v.into(), &msg));
             }
         }
     }

@@ -134,7 +134,12 @@ const KUBERNETES: &str = "kubernetes";
 
 /// `spec.finalizers`.
 pub(crate) fn spec_finalizers(obj: &Value) -> Vec<String> {
-    obj.pointer("/spec/finalizers")
+    strings_at(obj, "/spec/finalizers")
+}
+
+/// The strings of the list at `pointer` (none when there is no list).
+pub(crate) fn strings_at(obj: &Value, pointer: &str) -> Vec<String> {
+    obj.pointer(pointer)
         .and_then(Value::as_array)
         .map(|a| {
             a.iter()

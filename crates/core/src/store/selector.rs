@@ -488,7 +488,8 @@ fn is_label_key_name(s: &str) -> bool {
         && b.iter().all(ext)
 }
 
-/// `content.IsLabelKey` (1.35).
+/// `content.IsLabelKey` (1.35; the same in v0.37.2): a selector's keys and, with the `api`
+/// feature, an object's label keys (`meta::validate`).
 pub(crate) fn label_key_errors(key: &str) -> Vec<String> {
     let mut errs = Vec::new();
     let parts: Vec<&str> = key.split('/').collect();
@@ -527,7 +528,7 @@ pub(crate) fn label_key_errors(key: &str) -> Vec<String> {
     errs
 }
 
-/// `content.IsLabelValue` (1.35).
+/// `content.IsLabelValue` (1.35; the same in v0.37.2): a selector's values and an object's.
 pub(crate) fn label_value_errors(v: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if v.len() > 63 {
