@@ -78,17 +78,20 @@ def served_at(headers):
 
 
 def substitute(value, ns, responses):
-    """The request with `{ns}`, `{rv:N}` and `{uid:N}` replaced in every string."""
+    """The request with `{ns}`, `{rv:N}` and `{uid:N}` replaced in every string, and `{x:N}`
+    by N times `x` (a large value without a large corpus)."""
     if isinstance(value, str):
         def one(m):
             if m.group(1) == "ns":
                 return ns
+            if m.group(1).startswith("x:"):
+                return "x" * int(m.group(1)[2:])
             kind, n = m.group(1).split(":")
             # An answer without one (a Status, a failure) gives "", as in the replay.
             body = responses[int(n)]["body"]
             meta = body.get("metadata", {}) if isinstance(body, dict) else {}
             return meta.get("resourceVersion" if kind == "rv" else "uid", "")
-        return re.sub(r"\{(ns|rv:\d+|uid:\d+)\}", one, value)
+        return re.sub(r"\{(ns|rv:\d+|uid:\d+|x:\d+)\}", one, value)
     if isinstance(value, list):
         return [substitute(v, ns, responses) for v in value]
     if isinstance(value, dict):

@@ -135,6 +135,67 @@ pub fn prune_nulls(v: &mut Value) {
     }
 }
 
+/// Whether `v` nests containers (objects and arrays) more than `max` deep, the root counting
+/// as one: walked with a stack of its own, so any depth is measured without recursion.
+pub fn deeper_than(v: &Value, max: usize) -> bool {
+    let mut stack: Vec<(&Value, usize)> = vec![(v, 1)];
+    while let Some((v, depth)) = stack.pop() {
+        let is_container = matches!(v, Value::Array(_) | Value::Object(_));
+        if is_container && depth > max {
+            return true;
+        }
+        match v {
+            Value::Array(a) => stack.extend(a.iter().map(|c| (c, depth + 1))),
+            Value::Object(m) => stack.extend(m.values().map(|c| (c, depth + 1))),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The length of `v` as Go's `json.Marshal` writes it: compact, and with `<`, `>`, `&`,
+/// U+2028 and U+2029 escaped as `\u003c` and the like (encoding/json's `escapeHTML`), where
+/// serde_json writes them as they are. What gopkg.in/evanphx/json-patch.v4 counts against the
+/// apiserver's copy limit (`deepCopy`: `len(json.Marshal(node))`).
+pub fn go_encoded_len(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            // serde_json writes each run of unescaped string bytes in one call, so a
+            // three-byte U+2028 or U+2029 is never split between two calls.
+            let html = buf
+                .iter()
+                .filter(|b| matches!(b, b'<' | b'>' | b'&'))
+                .count();
+            let separators = buf
+                .windows(3)
+                .filter(|w| matches!(w, [0xE2, 0x80, 0xA8 | 0xA9]))
+                .count();
+            self.0 += buf.len() + 5 * html + 3 * separators;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing into a counter cannot fail.
+    let _ = serde_json::to_writer(&mut count, v);
+    count.0
+}
+
+/// The JSON type of a value as Go's `encoding/json` names it in unmarshal errors.
+pub fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 #[cfg(test)]
 mod tests {
 
@@ -250,5 +311,35 @@ mod tests {
         assert_ne!(encoding(&zero), encoding(&minus_zero));
         assert_eq!(HValue(ab.clone()), HValue(ab));
         assert_ne!(HValue(json!(1)), HValue(json!(1.0)));
+    }
+
+    #[test]
+    fn depth_is_measured_without_recursion() {
+        use serde_json::json;
+        assert!(!super::deeper_than(&json!(1), 0));
+        assert!(!super::deeper_than(&json!({"a": [1]}), 2));
+        assert!(super::deeper_than(&json!({"a": [1]}), 1));
+        assert!(super::deeper_than(&json!({"a": {}}), 1));
+        // Far deeper than any recursion would survive.
+        let mut v = json!(0);
+        for _ in 0..200_000 {
+            v = serde_json::Value::Array(vec![v]);
+        }
+        assert!(super::deeper_than(&v, 199_999));
+        assert!(!super::deeper_than(&v, 200_000));
+        // Dropping it recursively would overflow the stack: unwind it by hand.
+        while let serde_json::Value::Array(mut a) = v {
+            v = a.pop().unwrap_or_default();
+        }
+    }
+
+    #[test]
+    fn go_length_escapes_html_and_line_separators() {
+        use serde_json::json;
+        assert_eq!(super::go_encoded_len(&json!({"a": "x"})), 9);
+        // Go: {"a":"\u003c\u0026\u003e"} and "\u2028".
+        assert_eq!(super::go_encoded_len(&json!({"a": "<&>"})), 26);
+        assert_eq!(super::go_encoded_len(&json!("\u{2028}")), 8);
+        assert_eq!(super::go_encoded_len(&json!(["\n", 1.5, null])), 15);
     }
 }

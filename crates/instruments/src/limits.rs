@@ -11,3 +11,7 @@ pub const MAX_STALE_READS: u32 = 16;
 /// Distinct client programs (by User-Agent) whose observed revisions are tracked
 /// ([`crate::client::Observed`]); a client beyond it is tracked as having observed nothing.
 pub const MAX_TRACKED_CLIENTS: usize = 1024;
+/// The objects each client's lane of the live view shows as read (with whether its read is
+/// still current): the ones it read last. Every live event carries every lane's, so without a
+/// bound a client that read 10,000 objects made each event (and each request) O(10,000).
+pub const LANE_READS: usize = 16;

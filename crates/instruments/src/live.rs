@@ -6,8 +6,9 @@
 //! server pushes to the page (`GET /rvlab/v1/live`, server-sent events). Each event is the
 //! core's [`StepView`] (narration, mark, request and response, the revision written) with the
 //! object after the step as YAML ([`ObjectView`]) and the lanes: one per real client program
-//! (`kubectl`, `python`, `kube-rs`, the interferer), each with what it last read and whether
-//! the server has moved past it (the stale badges). The page renders these and holds no
+//! (`kubectl`, `python`, `kube-rs`, the interferer), each with what it last read (the
+//! [`crate::limits::LANE_READS`] objects it read last) and whether the server has moved past
+//! it (the stale badges). The page renders these and holds no
 //! domain logic.
 //!
 //! Bounded: the history keeps the newest [`crate::limits::LIVE_HISTORY_STEPS`] steps and
@@ -90,8 +91,31 @@ struct Kept {
 #[derive(Debug, Clone)]
 struct Lane {
     program: String,
-    /// The revision it last observed of each object (`configmap/my-config` → 101).
-    reads: VecMap<ObjectRef, u64>,
+    /// The revision it last observed of each of the [`crate::limits::LANE_READS`] objects it read last
+    /// (`configmap/my-config` → (101, when)), `when` counting its reads.
+    reads: VecMap<ObjectRef, (u64, u64)>,
+    /// Reads so far (the `when` of the next).
+    count: u64,
+}
+
+impl Lane {
+    /// Notes a read of `o` at `rv`; past [`crate::limits::LANE_READS`] objects, the one read longest ago is
+    /// forgotten.
+    fn read(&mut self, o: ObjectRef, rv: u64) {
+        use crate::limits::LANE_READS;
+        self.count += 1;
+        self.reads.insert(o, (rv, self.count));
+        if self.reads.len() > LANE_READS {
+            let oldest = self
+                .reads
+                .iter()
+                .min_by_key(|(_, (_, when))| *when)
+                .map(|(o, _)| o.clone());
+            if let Some(o) = oldest {
+                self.reads.remove(&o);
+            }
+        }
+    }
 }
 
 /// The live history.
@@ -233,6 +257,7 @@ impl Live {
         self.lanes.push(Lane {
             program: program.to_string(),
             reads: VecMap::new(),
+            count: 0,
         });
         (self.lanes.len() - 1) as u32
     }
@@ -263,7 +288,7 @@ impl Live {
                     namespace: ns.to_string(),
                     name: name.to_string(),
                 };
-                l.reads.insert(o, rv);
+                l.read(o, rv);
             }
             return;
         }
@@ -271,7 +296,7 @@ impl Live {
         if rec.request.method == Method::Delete {
             l.reads.remove(t);
         } else if let Some(rv) = revision_of(&r.body).or(rec.revision) {
-            l.reads.insert(t.clone(), rv);
+            l.read(t.clone(), rv);
         }
     }
 
@@ -284,7 +309,7 @@ impl Live {
                 let reads: Vec<Value> = l
                     .reads
                     .iter()
-                    .map(|(o, rv)| {
+                    .map(|(o, (rv, _))| {
                         let current = store.get(o).and_then(revision_of);
                         let (stale, label) = match current {
                             Some(c) if c == *rv => (false, "current".to_string()),
@@ -585,6 +610,36 @@ mod tests {
         assert_eq!(e["step"]["lost_updates"].as_array().unwrap().len(), 1);
         assert_eq!(live.len(), 4);
         assert_eq!(live.events().count(), 4);
+    }
+
+    #[test]
+    fn a_lane_shows_the_objects_it_read_last() {
+        use crate::limits::LANE_READS;
+        let cm = |i: usize| ObjectRef {
+            resource: rvlab_core::store::Resource::ConfigMap,
+            namespace: "default".into(),
+            name: format!("cm-{i:03}"),
+        };
+        let mut lane = Lane {
+            program: "python".into(),
+            reads: VecMap::new(),
+            count: 0,
+        };
+        for i in 0..100 {
+            lane.read(cm(i), i as u64);
+        }
+        // Read again: now the newest, so the oldest of the others goes first.
+        lane.read(cm(84), 500);
+        lane.read(cm(100), 100);
+        let kept: Vec<(String, u64)> = lane
+            .reads
+            .iter()
+            .map(|(o, (rv, _))| (o.name.clone(), *rv))
+            .collect();
+        assert_eq!(kept.len(), LANE_READS);
+        assert_eq!(kept[0], ("cm-084".to_string(), 500));
+        assert_eq!(kept[1].0, "cm-086", "cm-085 was read longest ago");
+        assert_eq!(kept[LANE_READS - 1].0, "cm-100");
     }
 
     #[test]

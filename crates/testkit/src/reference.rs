@@ -25,7 +25,8 @@ pub fn content_type(kind: Option<&str>) -> &'static str {
     }
 }
 
-/// `{ns}`, `{rv:N}` and `{uid:N}` replaced in every string of `v` (as capture.py does).
+/// `{ns}`, `{rv:N}` and `{uid:N}` replaced in every string of `v`, and `{x:N}` by N times `x`
+/// (as capture.py does).
 pub fn substitute(v: &Value, ns: &str, answers: &[(u16, Value)]) -> Value {
     match v {
         Value::String(s) => {
@@ -42,6 +43,7 @@ pub fn substitute(v: &Value, ns: &str, answers: &[(u16, Value)]) -> Value {
                 let token = &after[..end];
                 let value = match token.split_once(':') {
                     None if token == "ns" => Some(ns.to_string()),
+                    Some(("x", n)) => n.parse::<usize>().ok().map(|n| "x".repeat(n)),
                     Some((kind @ ("rv" | "uid"), n)) => n.parse::<usize>().ok().map(|n| {
                         let key = if kind == "rv" {
                             "resourceVersion"
@@ -115,8 +117,8 @@ impl Names {
         }
         // A resourceVersion inside a message: a whole number in parentheses (a precondition's
         // "(5) does not match … (6)"), after "version: " / "current: " (a too large
-        // resourceVersion) or "precondition: " / "object meta: " (a Namespace's
-        // preconditions); other numbers ("Apply failed with 2 conflicts") stay.
+        // resourceVersion), "precondition: " / "object meta: " (a Namespace's
+        // preconditions) or as a quoted object's `resourceVersion`; other numbers ("Apply failed with 2 conflicts") stay.
         let mut renamed = String::new();
         let mut digits = String::new();
         for c in out.chars().chain(std::iter::once('\0')) {
@@ -130,7 +132,9 @@ impl Names {
                     || renamed.ends_with("current: ")
                     // A Namespace's preconditions: "… in precondition: 5, … in object meta: 6".
                     || renamed.ends_with("precondition: ")
-                    || renamed.ends_with("object meta: ");
+                    || renamed.ends_with("object meta: ")
+                    // A patched object quoted in a patch's 422: `\"resourceVersion\":\"5\"`.
+                    || renamed.ends_with("\\\"resourceVersion\\\":\\\"");
                 match self.rvs.iter().position(|r| *r == digits) {
                     Some(i) if cited => renamed.push_str(&format!("rv#{i}")),
                     _ => renamed.push_str(&digits),

@@ -200,9 +200,29 @@ fn storage_key(r: &ObjectRef) -> String {
 /// Fills the system fields of an object about to be created (`FillObjectMetaSystemFields`,
 /// `PrepareForCreate`).
 fn fill_create_fields(res: &Resource, obj: &mut Value, env: &mut Env, now: &str) {
+    // `WipeObjectMetaSystemFields` (k8s.io/apiserver `pkg/registry/rest/meta.go`, from the
+    // create handler): the deletion fields and `selfLink` are the server's.
+    if API {
+        for key in [
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "selfLink",
+        ] {
+            set_meta(obj, key, Value::Null);
+        }
+    }
     set_meta(obj, "uid", env.rng.uuid().into());
     set_meta(obj, "creationTimestamp", now.into());
-    set_meta(obj, "generation", meta::generation_on_create(res));
+    // Only the kinds whose strategy sets one (a Deployment, a custom resource) start at 1: a
+    // ConfigMap's, a Secret's or a Namespace's is kept as sent (the reference's answers).
+    let keeps_sent = API
+        && matches!(
+            res,
+            Resource::ConfigMap | Resource::Secret | Resource::Namespace
+        );
+    if !keeps_sent {
+        set_meta(obj, "generation", meta::generation_on_create(res));
+    }
     set_meta(obj, "managedFields", Value::Null);
     if *res == Resource::Deployment {
         if let Some(o) = obj.as_object_mut() {
@@ -568,8 +588,20 @@ impl Store {
         let warnings = if meta::decode_check(res, &patched).is_ok() {
             strict::check_patched(res, smp.as_ref(), &patched, strict::directive(&req.path))?
         } else {
+            #[cfg(feature = "api")]
+            if let Some(e) = strict::patched_decode_error(res, ty, body, &patched) {
+                return Err(e);
+            }
             Vec::new()
         };
+        // `checkName` (k8s.io/apiserver `pkg/endpoints/handlers/rest.go`) on the patched
+        // object: a patch that removes `metadata` or its name is refused, not filled in from
+        // the URL as a PUT's body is.
+        if API && meta_str(&patched, "name").is_empty() {
+            return Err(status::bad_request(&format!(
+                "the name of the object ({name} based on URL) was undeterminable: name must be provided"
+            )));
+        }
         let mut obj = prepare(
             res,
             Some(&patched),
@@ -761,6 +793,10 @@ impl Store {
         // remove/change a deletion timestamp", nor remove its grace period.
         #[cfg(feature = "api")]
         let old_meta = old.get("metadata");
+        // `PrepareObjectForStorage` (k8s.io/apiserver `pkg/storage/api_object_versioner.go`):
+        // no `selfLink` is stored.
+        #[cfg(feature = "api")]
+        set_meta(&mut obj, "selfLink", Value::Null);
         #[cfg(feature = "api")]
         if let Some(ts) = old_meta.and_then(|m| m.get("deletionTimestamp")) {
             set_meta(&mut obj, "deletionTimestamp", ts.clone());

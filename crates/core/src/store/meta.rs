@@ -355,17 +355,7 @@ pub(crate) fn canonicalize(res: &Resource, obj: &Value) -> Value {
     Value::Object(out)
 }
 
-/// The JSON type of a value as Go's `encoding/json` names it in unmarshal errors.
-pub(crate) fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
+pub(crate) use crate::json::json_type;
 
 /// `cannot unmarshal TYPE into Go struct field FIELDKEY of type TY`: one formatting site for the
 /// decode errors below (docs/size.md).
@@ -435,6 +425,14 @@ pub(crate) fn decode_check(res: &Resource, obj: &Value) -> Result<(), Response> 
                 return fail(unmarshal_error(v, "ObjectMeta.metadata.", key, "string"));
             }
         }
+        #[cfg(feature = "api")]
+        if !matches!(res, Resource::Custom { .. }) {
+            if let Some(what) = super::bounds::metadata_decode_error(meta) {
+                return Err(status::bad_request(&format!(
+                    "{kind} in version \"v1\" cannot be handled as a {kind}: {what}"
+                )));
+            }
+        }
     }
     match res {
         Resource::ConfigMap => {
@@ -446,6 +444,16 @@ pub(crate) fn decode_check(res: &Resource, obj: &Value) -> Result<(), Response> 
                             if !v.is_string() && !v.is_null() {
                                 let ty = if key == "data" { "string" } else { "[]uint8" };
                                 return fail(unmarshal_error(v, "ConfigMap.", key, ty));
+                            }
+                            // `[]byte` decodes from base64 (the decoder's own error, without
+                            // `json: `, as a Secret's `data`).
+                            #[cfg(feature = "api")]
+                            if let (true, Some(Err(at))) =
+                                (key == "binaryData", v.as_str().map(super::base64::decode))
+                            {
+                                return Err(status::bad_request(&format!(
+                                    "{kind} in version \"v1\" cannot be handled as a {kind}: illegal base64 data at input byte {at}"
+                                )));
                             }
                         }
                     }
@@ -596,6 +604,8 @@ pub(crate) fn validate(res: &Resource, obj: &Value, old: Option<&Value>) -> Vec<
             }
         }
     }
+    #[cfg(feature = "api")]
+    errs.extend(super::bounds::annotation_errors(obj));
     if let Some(old) = old {
         let (u_new, u_old) = (meta_str(obj, "uid"), meta_str(old, "uid"));
         if u_new != u_old {
@@ -605,6 +615,10 @@ pub(crate) fn validate(res: &Resource, obj: &Value, old: Option<&Value>) -> Vec<
                 "field is immutable",
             ));
         }
+    }
+    #[cfg(feature = "api")]
+    if let Some(old) = old {
+        super::bounds::deletion_field_errors(res, obj, old, &mut errs);
     }
     if let (Some(old), true) = (old, super::API) {
         // `ValidateObjectMetaUpdate` (k8s.io/apimachinery `pkg/api/validation/objectmeta.go`):
@@ -668,6 +682,8 @@ pub(crate) fn validate(res: &Resource, obj: &Value, old: Option<&Value>) -> Vec<
             ));
         }
     }
+    #[cfg(feature = "api")]
+    errs.extend(super::bounds::data_errors(res, obj));
     if *res == Resource::Deployment {
         if let Some(r) = obj
             .get("spec")

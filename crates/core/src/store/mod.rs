@@ -48,6 +48,8 @@
 //! - `defaults`: a Deployment's defaults (`SetDefaults_Deployment`, the pod template's), as the
 //!   apiserver's decoder fills them;
 //! - `base64`: Go's standard base64 (Secret `data`);
+//! - `bounds` (`api` feature): the apiserver's size limits (annotations, a ConfigMap's and a
+//!   Secret's data) and the deletion fields only a DELETE sets;
 //! - `status`: Status bodies ([`status_reason`], [`is_conflict`] are public);
 //! - `meta`: timestamps, resourceVersion parsing, JSON field order, decoding (400) and
 //!   validation (422) checks, `generation`;
@@ -95,6 +97,8 @@ use serde_json::Value;
 use std::hash::{Hash, Hasher};
 
 mod base64;
+#[cfg(feature = "api")]
+mod bounds;
 mod defaults;
 #[cfg(feature = "api")]
 pub mod etcd;

@@ -231,16 +231,36 @@ impl Store {
         self.strict_namespaces
     }
 
-    /// Whether a namespace exists (built in, holding an object, or created).
+    /// Whether a namespace exists (built in, holding an object, or created). Binary searches
+    /// only, one per resource the store holds (objects are sorted by resource, namespace and
+    /// name): it runs for every create and for each request in a namespace, so its cost must
+    /// not grow with the number of objects (issue #37: a scan made every request O(n)).
     pub fn namespace_exists(&self, name: &str) -> bool {
-        BUILTIN.contains(&name)
-            || self.objects.iter().any(|(r, _)| {
-                if r.resource == Resource::Namespace {
-                    r.name == name
-                } else {
-                    r.namespace == name
-                }
-            })
+        let stored = ObjectRef {
+            resource: Resource::Namespace,
+            namespace: String::new(),
+            name: name.to_string(),
+        };
+        if BUILTIN.contains(&name) || self.objects.contains_key(&stored) {
+            return true;
+        }
+        let objects = self.objects.as_slice();
+        let mut i = 0;
+        while let Some((first, _)) = objects.get(i) {
+            let res = &first.resource;
+            let rest = &objects[i..];
+            let at =
+                rest.partition_point(|(r, _)| r.resource == *res && r.namespace.as_str() < name);
+            if rest
+                .get(at)
+                .is_some_and(|(r, _)| r.resource == *res && r.namespace == name)
+            {
+                return true;
+            }
+            // The first object of the next resource.
+            i += rest.partition_point(|(r, _)| r.resource == *res);
+        }
+        false
     }
 
     /// Stores a namespace that exists without a write (built in, or holding objects) as it is

@@ -102,7 +102,21 @@ pub(crate) fn apply_patch(
             // feature only: the page's store refuses it (+377 B of its wasm, over its budget;
             // docs/size.md), and none of its lessons replaces a missing key.
             #[cfg(feature = "api")]
+            let mut copied = 0;
+            #[cfg(feature = "api")]
             for op in ops {
+                // The apiserver's copy limit (`JSONPatchMaxCopyBytes`, 3 MiB in k8s.io/apiserver
+                // `pkg/server/config.go`): json-patch v4 adds each copied value's encoded size
+                // and fails the copy that goes over it, as any failed operation (the generic
+                // 422). Without it a 1 MiB value copied 2,000 times asks for 2 GB.
+                if let json_patch::PatchOperation::Copy(c) = &op {
+                    copied += out
+                        .pointer(c.from.as_str())
+                        .map_or(0, crate::json::go_encoded_len);
+                    if copied > MAX_COPY_BYTES {
+                        return Err(status::patch_apply_error());
+                    }
+                }
                 let op = match op {
                     json_patch::PatchOperation::Replace(r) if lacks_key(&out, &r.path) => {
                         json_patch::PatchOperation::Add(json_patch::AddOperation {
@@ -113,6 +127,13 @@ pub(crate) fn apply_patch(
                     op => op,
                 };
                 json_patch::patch(&mut out, &[op]).map_err(|_| status::patch_apply_error())?;
+                // Every operation's value was decoded under the decoder's depth limit, but its
+                // path may point as deep as the object goes, so each `add` can go deeper; the
+                // walks that follow (field sets, printers, managedFields) recurse. Refused as
+                // the generic 422 as soon as one goes past the limit.
+                if crate::json::deeper_than(&out, MAX_DEPTH) {
+                    return Err(status::patch_apply_error());
+                }
             }
             #[cfg(not(feature = "api"))]
             json_patch::patch(&mut out, &ops).map_err(|_| status::patch_apply_error())?;
@@ -140,6 +161,17 @@ pub(crate) fn apply_patch(
         PatchType::Apply => Ok((patch.clone(), None)),
     }
 }
+
+/// The apiserver's limit on what a JSON patch's `copy` operations may add, in bytes of JSON
+/// (`JSONPatchMaxCopyBytes`).
+#[cfg(feature = "api")]
+const MAX_COPY_BYTES: usize = 3 * 1024 * 1024;
+
+/// The deepest an object may nest (objects and arrays, the object itself counting as one): the
+/// depth `rvlab serve`'s JSON decoder accepts in a body (serde_json's recursion limit of 128
+/// lets 127 containers nest), so no patch builds what no create could send. The apiserver's decoder stops at 10,000 levels
+/// (Go's encoding/json `maxNestingDepth`), a documented difference (docs/serve.md).
+pub const MAX_DEPTH: usize = 127;
 
 /// Whether `path` names a key that the object at its parent does not have.
 #[cfg(feature = "api")]

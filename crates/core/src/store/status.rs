@@ -67,6 +67,9 @@ pub(crate) enum FieldErrorType {
     Required,
     Forbidden,
     NotSupported,
+    /// `field.TooLong` (with the `api` feature: sizes are the server's).
+    #[cfg(feature = "api")]
+    TooLong,
 }
 
 /// One `field.Error`.
@@ -114,6 +117,17 @@ impl FieldError {
             detail: format!("supported values: {}", quoted.join(", ")),
         }
     }
+    /// `field.TooLong(field, "", max)`: `Too long: may not be more than MAX bytes` (the value is
+    /// not printed).
+    #[cfg(feature = "api")]
+    pub fn too_long(field: &str, max: usize) -> Self {
+        FieldError {
+            kind: FieldErrorType::TooLong,
+            field: field.into(),
+            value: Value::Null,
+            detail: format!("may not be more than {max} bytes"),
+        }
+    }
     /// `ErrorBody()`: the message without the field.
     fn body(&self) -> String {
         match self.kind {
@@ -123,6 +137,8 @@ impl FieldError {
             }
             FieldErrorType::Required => format!("Required value: {}", self.detail),
             FieldErrorType::Forbidden => format!("Forbidden: {}", self.detail),
+            #[cfg(feature = "api")]
+            FieldErrorType::TooLong => format!("Too long: {}", self.detail),
         }
     }
     fn cause_reason(&self) -> &'static str {
@@ -131,6 +147,8 @@ impl FieldError {
             FieldErrorType::Required => "FieldValueRequired",
             FieldErrorType::Forbidden => "FieldValueForbidden",
             FieldErrorType::NotSupported => "FieldValueNotSupported",
+            #[cfg(feature = "api")]
+            FieldErrorType::TooLong => "FieldValueTooLong",
         }
     }
     /// `Error()`: `field: body`.

@@ -5,6 +5,7 @@ mod support;
 
 mod bounds;
 mod etcd;
+mod hardening;
 mod interfere;
 mod live;
 mod reference;
