@@ -27,6 +27,7 @@ pub fn bench(args: &[String]) -> Result<()> {
     explorer_throughput()?;
     explorer_vs_stateright()?;
     server_throughput(runs)?;
+    server_at_scale(runs)?;
     etcd_throughput(runs)?;
     run(cmd(
         "cargo",
@@ -199,6 +200,16 @@ pub fn print_sizes(sizes: &[Size]) {
 /// `runs` runs, printed as a table. Release profile, as a user's `rvlab serve` runs.
 fn server_throughput(runs: u32) -> Result<()> {
     clients_bench("rvlab-server-bench", runs)
+}
+
+/// The release `rvlab serve` as its own process at 1, 1,000 and 10,000 objects and under
+/// contention, with its peak memory (issue #37).
+fn server_at_scale(runs: u32) -> Result<()> {
+    run(cmd(
+        "cargo",
+        &["build", "--quiet", "--release", "-p", "rvlab-cli"],
+    ))?;
+    clients_bench("rvlab-scale-bench", runs)
 }
 
 /// `rvlab serve --etcd` next to raw etcd transactions from the same client (issue #17).

@@ -34,8 +34,10 @@
 //! 100 (`defaultLowerBoundCapacity`) and 102,400 events (`defaultUpperBoundCapacity`), growing
 //! while all of it is younger than 75 s (`eventFreshDuration`). Here each resource has a fixed
 //! `capacity` (no clock in the decision, so runs are reproducible); [`DEFAULT_CAPACITY`] is 1024
-//! events per resource (about 1 KiB each for small objects). The oldest event of a full buffer is
-//! evicted.
+//! events per resource (about 1 KiB each for small objects), and at most [`DEFAULT_MAX_BYTES`]
+//! of them (each event's object and previous object, as JSON text): without a byte bound, 1,024
+//! writes of a 1 MiB object kept 2 GiB. The oldest events are evicted first (a watcher that
+//! needs one gets 410 Expired, as from a compacted etcd); the newest is always kept.
 //!
 //! **Continuing a watch.** After a call, the next call's resourceVersion is the store's revision
 //! at the time of the call ([`Store::revision`]), not the last entry's: revisions of other
@@ -60,6 +62,8 @@ use std::collections::VecDeque;
 
 /// Events kept per resource by [`WatchCache::new`]'s callers that have no reason to choose.
 pub const DEFAULT_CAPACITY: usize = 1024;
+/// Bytes of events (their objects' JSON text) kept per resource at most.
+pub const DEFAULT_MAX_BYTES: usize = 16 << 20;
 
 /// One recorded change.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,12 +74,16 @@ struct CachedEvent {
     /// The object before the change (`None` for a create).
     prev: Option<Value>,
     revision: u64,
+    /// The JSON text length of `object` and `prev` (the byte bound's measure).
+    bytes: usize,
 }
 
 /// One resource's history.
 #[derive(Debug, Clone, PartialEq, Default)]
 struct History {
     events: VecDeque<CachedEvent>,
+    /// The sum of the events' `bytes`.
+    bytes: usize,
     /// An event has been evicted (the apiserver's `removedEventSinceRelist`).
     evicted: bool,
 }
@@ -84,6 +92,7 @@ struct History {
 #[derive(Debug, Clone, PartialEq)]
 pub struct WatchCache {
     capacity: usize,
+    max_bytes: usize,
     /// The store's revision when the cache first saw it (`listResourceVersion`).
     base: Option<u64>,
     histories: VecMap<Resource, History>,
@@ -265,9 +274,17 @@ impl WatchCache {
     pub fn new(capacity: usize) -> WatchCache {
         WatchCache {
             capacity: capacity.max(1),
+            max_bytes: DEFAULT_MAX_BYTES,
             base: None,
             histories: VecMap::new(),
         }
+    }
+
+    /// The same cache keeping at most `max_bytes` of events per resource (the newest event is
+    /// kept whatever its size).
+    pub fn with_max_bytes(mut self, max_bytes: usize) -> WatchCache {
+        self.max_bytes = max_bytes;
+        self
     }
 
     /// Runs `store.handle(req, actor, env)` and records the change it made, if any.
@@ -319,6 +336,8 @@ impl WatchCache {
                 (EventType::Deleted, last)
             }
         };
+        let bytes = crate::json::go_encoded_len(&object)
+            + prev.as_ref().map_or(0, crate::json::go_encoded_len);
         self.record(
             resource,
             CachedEvent {
@@ -326,20 +345,25 @@ impl WatchCache {
                 object,
                 prev,
                 revision,
+                bytes,
             },
         );
     }
 
     fn record(&mut self, resource: Resource, ev: CachedEvent) {
-        let capacity = self.capacity;
+        let (capacity, max_bytes) = (self.capacity, self.max_bytes);
         let h = self
             .histories
             .get_or_insert_with(&resource, History::default);
-        if h.events.len() >= capacity {
-            h.events.pop_front();
+        h.bytes += ev.bytes;
+        h.events.push_back(ev);
+        while h.events.len() > capacity || (h.bytes > max_bytes && h.events.len() > 1) {
+            let Some(old) = h.events.pop_front() else {
+                break;
+            };
+            h.bytes -= old.bytes;
             h.evicted = true;
         }
-        h.events.push_back(ev);
     }
 
     /// The events a watcher with `filter` that has seen everything up to `resource_version`

@@ -15,3 +15,7 @@ pub const MAX_TRACKED_CLIENTS: usize = 1024;
 /// still current): the ones it read last. Every live event carries every lane's, so without a
 /// bound a client that read 10,000 objects made each event (and each request) O(10,000).
 pub const LANE_READS: usize = 16;
+/// The store's event log (who wrote what, for the narration "after alice's update") keeps
+/// this many of the newest writes in a server ([`rvlab_core::store::Store::keep_recent_events`]);
+/// a narration of a read older than that names only the writers the log still has.
+pub const STORE_EVENTS_KEPT: usize = 4096;

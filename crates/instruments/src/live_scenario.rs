@@ -44,6 +44,7 @@ impl Live {
     pub fn scenario(&self) -> String {
         let recorded: Vec<&LiveRequest> = self.recorded().collect();
         let (objects, revision) = self.start();
+        let objects: Vec<&Value> = objects.iter().collect();
         save(
             &recorded,
             &objects,

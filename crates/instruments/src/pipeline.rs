@@ -350,6 +350,8 @@ impl Lab {
             cache.handle(store, request, actor, &mut env)
         });
         if outcome.revision.is_some() {
+            self.store
+                .keep_recent_events(crate::limits::STORE_EVENTS_KEPT);
             if let Some(kept) = self.stale.as_mut() {
                 kept.wrote(&self.store);
             }

@@ -2,9 +2,10 @@
 //! `rvlab run --json`'s steps (docs/json-trace.md, "The server's trace"), recorded in the order
 //! the store served them (its linearization).
 //!
-//! - [`Ring::document`] is what `GET /rvlab/v1/trace` answers: `{"version": 1, "steps": [...],
-//!   "dropped": N}`, the steps kept (the newest, up to a number of bytes of JSON); `dropped`
-//!   counts the oldest ones let go.
+//! - [`Ring::snapshot`] is what `GET /rvlab/v1/trace` answers, written outside the lock a step
+//!   at a time ([`Snapshot::chunks`]): `{"version": 1, "steps": [...], "dropped": N}`, the steps
+//!   kept (the newest, up to a number of bytes of JSON, kept as text); `dropped` counts the
+//!   oldest ones let go. [`Ring::document`] is the same as a value.
 //! - [`Ring::push`] hands back each step's JSON text, the line the server appends to
 //!   `--trace FILE` (its writer thread: no file I/O here).
 
@@ -12,14 +13,18 @@ use rvlab_core::store::{LostUpdate, Request, Response};
 use rvlab_core::trace::TraceStep;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// The trace format version (as the run trace's `version`).
 pub const TRACE_VERSION: u32 = 1;
 
-/// The recorded steps, bounded by the bytes of their JSON.
+/// The recorded steps, bounded by the bytes of their JSON. Each step is kept as its JSON text
+/// (shared, `Arc<str>`), so the bound is the memory it takes (kept as values, the same steps
+/// took about ten times their text), and `GET /rvlab/v1/trace` copies pointers under the lock
+/// ([`Ring::snapshot`]) and writes the document outside it.
 #[derive(Debug, Clone)]
 pub struct Ring {
-    steps: VecDeque<(Value, usize)>,
+    steps: VecDeque<Arc<str>>,
     bytes: usize,
     limit: usize,
     dropped: u64,
@@ -74,13 +79,12 @@ impl Ring {
     pub fn push(&mut self, step: Value) -> String {
         self.next_index += 1;
         let text = step.to_string();
-        let size = text.len();
-        self.steps.push_back((step, size));
-        self.bytes += size;
+        self.bytes += text.len();
+        self.steps.push_back(Arc::from(text.as_str()));
         while self.bytes > self.limit {
             match self.steps.pop_front() {
-                Some((_, s)) => {
-                    self.bytes -= s;
+                Some(s) => {
+                    self.bytes -= s.len();
                     self.dropped += 1;
                 }
                 None => break,
@@ -89,12 +93,83 @@ impl Ring {
         text
     }
 
-    /// The document `GET /rvlab/v1/trace` answers.
+    /// The steps kept and the count dropped, cheap to take under the lock (one pointer per
+    /// step): the document is written from it afterwards ([`Snapshot::chunks`]).
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            steps: self.steps.iter().cloned().collect(),
+            dropped: self.dropped,
+        }
+    }
+
+    /// The document `GET /rvlab/v1/trace` answers, as a value (tests, `rvlab test`'s report).
     pub fn document(&self) -> Value {
+        let steps: Vec<Value> = self
+            .steps
+            .iter()
+            .map(|s| serde_json::from_str(s).unwrap_or(Value::Null))
+            .collect();
         json!({
             "version": TRACE_VERSION,
-            "steps": self.steps.iter().map(|(s, _)| s.clone()).collect::<Vec<_>>(),
+            "steps": steps,
             "dropped": self.dropped,
         })
+    }
+}
+
+/// The trace as [`Ring::snapshot`] took it.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    steps: Vec<Arc<str>>,
+    dropped: u64,
+}
+
+impl Snapshot {
+    /// The document's text in pieces, in order (`{"version":1,"steps":[`, each step with the
+    /// comma before it, `],"dropped":N}`): what [`Ring::document`] prints, written a step at a
+    /// time.
+    pub fn chunks(self) -> impl Iterator<Item = String> {
+        let head = format!(r#"{{"version":{TRACE_VERSION},"steps":["#);
+        let tail = format!(r#"],"dropped":{}}}"#, self.dropped);
+        std::iter::once(head)
+            .chain(self.steps.into_iter().enumerate().map(|(i, s)| {
+                if i == 0 {
+                    s.to_string()
+                } else {
+                    format!(",{s}")
+                }
+            }))
+            .chain(std::iter::once(tail))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(i: u64, text: &str) -> Value {
+        json!({"index": i, "client": "c", "clock_ms": 1.5, "statement": text})
+    }
+
+    #[test]
+    fn the_streamed_document_is_the_document_and_the_bound_counts_text() {
+        let mut ring = Ring::new(200);
+        for i in 0..10 {
+            let line = ring.push(step(i, "GET /api/v1/namespaces/default/configmaps/x"));
+            assert_eq!(
+                line,
+                step(i, "GET /api/v1/namespaces/default/configmaps/x").to_string()
+            );
+        }
+        let doc = ring.document();
+        let kept = doc["steps"].as_array().unwrap();
+        let bytes: usize = kept.iter().map(|s| s.to_string().len()).sum();
+        assert!(bytes <= 200 && !kept.is_empty(), "{bytes} bytes kept");
+        assert_eq!(doc["dropped"], 10 - kept.len() as u64);
+        assert_eq!(kept.last().unwrap()["index"], 9);
+        let streamed: String = ring.snapshot().chunks().collect();
+        assert_eq!(streamed, doc.to_string());
+        let empty: String = Ring::new(10).snapshot().chunks().collect();
+        assert_eq!(empty, r#"{"version":1,"steps":[],"dropped":0}"#);
     }
 }

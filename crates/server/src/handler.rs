@@ -210,8 +210,14 @@ fn route(
         }
     };
     if method == Method::Get && path == "/rvlab/v1/trace" {
-        let doc = shared.lock().trace.document();
-        return Routed::Answered(json_reply(200, &doc));
+        // Pointers copied under the lock; the document is written outside it, a step at a
+        // time (it was built whole under the lock: seconds and a gigabyte for 50,000 steps).
+        let snapshot = shared.lock().trace.snapshot();
+        return Routed::Answered(crate::reply::chunks_reply(
+            200,
+            "application/json",
+            snapshot.chunks(),
+        ));
     }
     if method == Method::Get && path == "/rvlab/v1/live" {
         return Routed::Answered(crate::live::stream(shared));

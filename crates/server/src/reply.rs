@@ -33,6 +33,33 @@ pub(crate) fn reply(code: u16, content_type: &str, body: Vec<u8>) -> HttpRespons
     r
 }
 
+/// A response whose body is written piece by piece as the client reads it (each piece a
+/// frame), so that a large document is never held whole.
+pub(crate) fn chunks_reply(
+    code: u16,
+    content_type: &str,
+    chunks: impl Iterator<Item = String> + Send + Sync + Unpin + 'static,
+) -> HttpResponse {
+    struct Chunks<I>(I);
+    impl<I: Iterator<Item = String> + Unpin> hyper::body::Body for Chunks<I> {
+        type Data = Bytes;
+        type Error = Infallible;
+        fn poll_frame(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+            std::task::Poll::Ready(
+                self.0
+                    .next()
+                    .map(|c| Ok(hyper::body::Frame::data(Bytes::from(c)))),
+            )
+        }
+    }
+    let mut r = reply(code, content_type, Vec::new());
+    *r.body_mut() = Chunks(chunks).boxed();
+    r
+}
+
 /// A JSON response.
 pub(crate) fn json_reply(code: u16, body: &Value) -> HttpResponse {
     reply(code, "application/json", body.to_string().into_bytes())

@@ -284,10 +284,32 @@ impl Store {
         self.dispatch(&t, req, &ctx, env)
     }
 
-    /// A dry run: the write on a copy of the store, answered as the dry-run storage answers it.
-    fn dry_run(&self, t: &RequestTarget, req: &Request, ctx: &Ctx, env: &mut Env) -> Outcome {
-        let mut scratch = self.clone();
-        let mut out = scratch.dispatch(t, req, ctx, env);
+    /// A dry run: the write made and then undone, answered as the dry-run storage answers it.
+    /// A request writes at most its target (for a Namespace, its object; for a POST, the
+    /// object it creates), so only that entry is saved and put back, with the revision and the
+    /// event log: a dry run costs what its write costs, not a copy of the store (issue #37).
+    fn dry_run(&mut self, t: &RequestTarget, req: &Request, ctx: &Ctx, env: &mut Env) -> Outcome {
+        let (revision, next_floor, events) = (self.revision, self.next_floor, self.events.len());
+        let named = t.name.as_deref().map(|n| objref(t, n));
+        let saved = named.as_ref().map(|r| self.objects.get(r).cloned());
+        let mut out = self.dispatch(t, req, ctx, env);
+        match (named, saved) {
+            (Some(r), Some(Some(entry))) => self.objects.insert(r, entry),
+            (Some(r), _) => {
+                self.objects.remove(&r);
+            }
+            (None, _) => {
+                let created = out.response.body.get("metadata").map(|m| {
+                    let name = m.get("name").and_then(Value::as_str).unwrap_or("");
+                    objref(t, name)
+                });
+                if let (Some(r), true) = (created, out.revision.is_some()) {
+                    self.objects.remove(&r);
+                }
+            }
+        }
+        (self.revision, self.next_floor) = (revision, next_floor);
+        self.events.truncate(events);
         let body = &mut out.response.body;
         if body.get("kind").and_then(Value::as_str) != Some("Status") {
             let stored = t

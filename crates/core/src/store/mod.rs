@@ -416,6 +416,16 @@ impl Store {
         out
     }
 
+    /// Forgets all but the newest `keep` events of the log, in batches (when it holds twice
+    /// that), so a long-running server's log is bounded at O(1) amortised per write. The log is
+    /// read only to narrate who wrote an object since a client read it.
+    pub fn keep_recent_events(&mut self, keep: usize) {
+        if self.events.len() > keep.saturating_mul(2).max(1) {
+            let extra = self.events.len() - keep;
+            self.events.drain(..extra);
+        }
+    }
+
     /// Forgets the event log. The log is history only (no request reads it); the explorer
     /// clears it so that a world's value is its state, not the order of writes that made it.
     pub fn clear_events(&mut self) {

@@ -778,6 +778,103 @@ fn delete_options_are_decoded_and_validated_before_the_object_is_looked_up() {
 }
 
 #[test]
+fn a_dry_run_of_every_kind_of_write_leaves_the_store_as_it_was() {
+    // A dry run is the write made and undone (not a copy of the store): whatever it writes
+    // (a created name, a Namespace, an object a finalizer holds), nothing stays.
+    let mut w = World::new();
+    let cm = "/api/v1/namespaces/default/configmaps";
+    w.create(
+        cm,
+        json!({"metadata": {"name": "held", "finalizers": ["example.com/f"]}}),
+    );
+    w.create("/api/v1/namespaces", json!({"metadata": {"name": "team"}}));
+    w.create(
+        "/apis/example.com/v1/namespaces/default/widgets",
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"a": 1}}),
+    );
+    let before = w.store.clone();
+    let cases: Vec<(Method, String, Option<&str>, Value, u16)> = vec![
+        (
+            Method::Post,
+            format!("{cm}?dryRun=All"),
+            Some("application/json"),
+            json!({"metadata": {"generateName": "gen-"}}),
+            201,
+        ),
+        (
+            Method::Patch,
+            format!("{cm}/new?dryRun=All&fieldManager=a"),
+            Some("application/apply-patch+yaml"),
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "new"}}),
+            201,
+        ),
+        (
+            Method::Patch,
+            format!("{cm}/held?dryRun=All&fieldManager=a"),
+            Some("application/apply-patch+yaml"),
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "held"}, "data": {"a": "b"}}),
+            200,
+        ),
+        (
+            Method::Delete,
+            format!("{cm}/held?dryRun=All"),
+            None,
+            Value::Null,
+            200,
+        ),
+        (
+            Method::Patch,
+            format!("{cm}/held?dryRun=All"),
+            Some("application/merge-patch+json"),
+            json!({"metadata": {"finalizers": null}}),
+            200,
+        ),
+        (
+            Method::Post,
+            "/api/v1/namespaces?dryRun=All".into(),
+            Some("application/json"),
+            json!({"metadata": {"name": "other"}}),
+            201,
+        ),
+        (
+            Method::Delete,
+            "/api/v1/namespaces/team?dryRun=All".into(),
+            None,
+            Value::Null,
+            200,
+        ),
+        (
+            Method::Patch,
+            "/api/v1/namespaces/default?dryRun=All".into(),
+            Some("application/merge-patch+json"),
+            json!({"metadata": {"labels": {"x": "y"}}}),
+            200,
+        ),
+        (
+            Method::Patch,
+            "/apis/example.com/v1/namespaces/default/widgets/w?dryRun=All".into(),
+            Some("application/merge-patch+json"),
+            json!({"spec": {"a": 2}}),
+            200,
+        ),
+        (
+            Method::Delete,
+            "/apis/example.com/v1/namespaces/default/widgets/w?dryRun=All".into(),
+            None,
+            Value::Null,
+            200,
+        ),
+    ];
+    for (method, path, ct, body, code) in cases {
+        let body = (!body.is_null()).then_some(body);
+        let o = w.send(method, &path, ct, body);
+        assert_eq!(o.response.code, code, "{path}: {}", o.response.body);
+        assert_eq!(o.revision, None, "{path}");
+        assert!(w.store == before, "{path} changed the store");
+    }
+}
+
+#[test]
 fn dry_run_all_answers_as_if_written_and_changes_nothing() {
     let mut w = World::new();
     w.cm("default", "c", json!({}));

@@ -220,6 +220,24 @@ fn too_old_is_410_expired_with_the_oldest_deliverable_revision_minus_one() {
 }
 
 #[test]
+fn the_history_is_bounded_in_bytes_too_and_keeps_the_newest_event() {
+    let mut w = World::new(100);
+    w.cache = WatchCache::new(100).with_max_bytes(3_000);
+    let big = "x".repeat(1_000);
+    w.create("default", "a", &big); // 1: about 1 kB
+    w.set("default", "a", &format!("{big}2")); // 2: about 2 kB (object and previous)
+                                               // 1 and 2 together are over 3,000 bytes: 1 is evicted, so a watch from 1 gets 2 only.
+    assert_eq!(summary(&w.since(&cms(), Some("1")).unwrap()).len(), 1);
+    let err = w.since(&cms(), Some("0")).map(|e| e.len());
+    assert_eq!(err, Ok(1), "0 is the state, not the history");
+    // An event over the whole budget is kept alone: the newest is always deliverable.
+    let huge = "y".repeat(5_000);
+    w.set("default", "a", &huge); // 3
+    assert_eq!(summary(&w.since(&cms(), Some("2")).unwrap()).len(), 1);
+    assert_eq!(w.since(&cms(), Some("1")).unwrap_err().code, 410);
+}
+
+#[test]
 fn before_any_eviction_the_window_starts_where_the_cache_first_saw_the_store() {
     let mut w = World::new(100);
     // Writes the cache does not see (straight on the store), then the cache starts at 2.

@@ -288,3 +288,73 @@ fn the_probes_semantic_reproductions_are_refused_as_the_apiserver_refuses_them()
     alive(&h);
     h.stop().unwrap();
 }
+
+/// A JSON document of a shape, as text (never a deep `Value` in the test itself).
+fn shaped(kind: u8, depth: usize, width: usize) -> String {
+    match kind % 3 {
+        0 => nested(depth),
+        1 => format!("{}1{}", "[".repeat(depth), "]".repeat(depth)),
+        _ => {
+            let each = depth / width.max(1);
+            let fields: Vec<String> = (0..width.max(1))
+                .map(|i| format!(r#""k{i}":{}"#, nested(each)))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 24,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Deep and wide documents through every write path of a custom resource (and a
+    /// ConfigMap's strategic merge patch): every request gets an answer that is not a 5xx,
+    /// and the server serves the next one.
+    #[test]
+    fn deep_and_wide_documents_through_every_write_path_get_an_answer(
+        kind in 0u8..3,
+        depth in 1usize..400,
+        width in 1usize..64,
+        extra in 0usize..48,
+    ) {
+        let h = server(None);
+        let doc = shaped(kind, depth, width);
+        let cr = |spec: &str| format!(
+            r#"{{"apiVersion":"example.com/v1","kind":"Widget","metadata":{{"name":"w"}},"spec":{spec}}}"#
+        );
+        let obj = format!("{W}/w");
+        let mut answers = Vec::new();
+        // A plain object first, so that the updates and patches have something to change.
+        answers.push(send(&h, "POST", W, "application/json", &cr(r#"{"a":1}"#)));
+        answers.push(send(&h, "PUT", &obj, "application/json", &cr(&doc)));
+        answers.push(send(&h, "PATCH", &obj, "application/merge-patch+json",
+            &format!(r#"{{"spec":{{"m":{doc}}}}}"#)));
+        // JSON patch adds, each at the deepest path of the one before (the probe's C1: 40 of
+        // 120 levels ended the process).
+        let mut ops = Vec::new();
+        let mut path = "/spec/j".to_string();
+        for _ in 0..=extra {
+            ops.push(format!(r#"{{"op":"add","path":"{path}","value":{}}}"#, nested(depth.min(120))));
+            path.push_str(&"/a".repeat(depth.min(120)));
+        }
+        answers.push(send(&h, "PATCH", &obj, "application/json-patch+json",
+            &format!("[{}]", ops.join(","))));
+        answers.push(send(&h, "PATCH", &format!("{obj}?fieldManager=p&force=true"),
+            "application/apply-patch+yaml", &cr(&format!(r#"{{"s":{doc}}}"#))));
+        answers.push(send(&h, "POST", CM, "application/json",
+            r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"x"}}"#));
+        answers.push(send(&h, "PATCH", &format!("{CM}/c"), "application/strategic-merge-patch+json",
+            &format!(r#"{{"data":{doc}}}"#)));
+        answers.push(get(h.addr(), &obj));
+        answers.push(get(h.addr(), &format!("{W}?watch=false")));
+        for (i, a) in answers.iter().enumerate() {
+            proptest::prop_assert!(a.code < 500, "request {i}: {} {}", a.code, &a.text()[..200.min(a.text().len())]);
+        }
+        alive(&h);
+        h.stop().unwrap();
+    }
+}
