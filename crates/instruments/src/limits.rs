@@ -5,8 +5,8 @@
 pub const LIVE_HISTORY_STEPS: usize = 2_000;
 /// See [`LIVE_HISTORY_STEPS`].
 pub const LIVE_HISTORY_BYTES: usize = 8 << 20;
-/// The most writes `--stale-reads K` may lag a read behind: the server keeps K + 1 states of
-/// the store (one clone per write), so K is bounded.
+/// The most writes `--stale-reads K` may lag a read behind: the server keeps the undo of the
+/// last K writes (the objects they wrote, as they were), so K is bounded.
 pub const MAX_STALE_READS: u32 = 16;
 /// Distinct client programs (by User-Agent) whose observed revisions are tracked
 /// ([`crate::client::Observed`]); a client beyond it is tracked as having observed nothing.

@@ -60,7 +60,7 @@ pub struct Lab {
     pub interferer: Option<Interferer>,
     /// The live view's history (`GET /rvlab/v1/live`).
     pub live: Live,
-    /// `--stale-reads K`: the last K + 1 states and the decisions.
+    /// `--stale-reads K`: the last K writes' undo and the decisions.
     pub stale: Option<KeptStates>,
     /// `--interfere scenario FILE`: the scripted world, one request before each real one.
     pub scripted: Option<Scripted>,
@@ -249,9 +249,14 @@ impl Lab {
         }
     }
 
-    /// The state a watch is served from and its revision: `None` when stale reads are off.
-    pub fn watch_state(&self) -> Option<(&Store, u64)> {
-        self.stale.as_ref().map(KeptStates::watch_state)
+    /// The state a watch starts from and its revision: `None` when stale reads are off.
+    pub fn watch_state(&self) -> Option<(Store, u64)> {
+        self.stale.as_ref().map(|k| k.watch_state(&self.store))
+    }
+
+    /// The revision a watch is served up to: `None` when stale reads are off.
+    pub fn watch_revision(&self) -> Option<u64> {
+        self.stale.as_ref().map(|k| k.watch_revision(&self.store))
     }
 
     /// Serves one store request (the module's steps, in order).
@@ -337,6 +342,8 @@ impl Lab {
     /// interferer's too), catching a panic as a 500; after a write, keeps the state for stale
     /// reads.
     fn commit(&mut self, request: &Request, actor: &Actor, now_ms: u64, io: &mut Io) -> Outcome {
+        // Stale reads keep the undo of each write, not a copy of the store.
+        let mut undo = self.stale.is_some().then(|| self.store.undo_point(request));
         let (store, rng, cache) = (&mut self.store, &mut self.rng, &mut self.cache);
         let panic_on = self.panic_on.as_deref();
         let outcome = guarded(|| {
@@ -352,8 +359,9 @@ impl Lab {
         if outcome.revision.is_some() {
             self.store
                 .keep_recent_events(crate::limits::STORE_EVENTS_KEPT);
-            if let Some(kept) = self.stale.as_mut() {
-                kept.wrote(&self.store);
+            if let (Some(kept), Some(mut undo)) = (self.stale.as_mut(), undo.take()) {
+                undo.completed(&outcome);
+                kept.wrote(undo);
             }
             io.revision_moved = true;
         }

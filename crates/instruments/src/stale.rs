@@ -6,14 +6,15 @@
 //! is consistent for writes), and its unconditional update overwrites newer data, a lost update
 //! found because the write's base revision is the stale one.
 //!
-//! Pure and deterministic: the server keeps the last K + 1 states and asks this module which
+//! Pure and deterministic: the server keeps the last K + 1 states (as the current store and
+//! the undo of the last K writes) and asks this module which
 //! one to serve ([`state_for`]) and whether to serve it ([`StaleReads::decide`]). The rule
 //! that makes correct code converge: at most `max_stale` (`--max-injections`, default 3)
 //! stale answers per client program and target (an object's path, or a collection's); then
 //! that client reads that target fresh. An answer that is the same as the fresh one (the
 //! target did not change in the last K writes) is served fresh and not counted.
 //!
-//! [`KeptStates`] holds those states (a clone per write) and does the swap: a GET of one object
+//! [`KeptStates`] holds those states (built when read) and does the swap: a GET of one object
 //! or of a collection (without `resourceVersionMatch` or `continue`; `resourceVersion=N`, N > 0,
 //! "not older than N", is honoured) is answered by the old state when [`StaleReads::decide`]
 //! says so, and a watch starts from the lagging state ([`KeptStates::watch_state`]).
@@ -22,7 +23,7 @@ use crate::client::{query_value, UrlTarget};
 use crate::limits::MAX_STALE_READS;
 use rvlab_core::json::{object, same_value};
 use rvlab_core::rng::Rng;
-use rvlab_core::store::{Actor, Env, Method, Outcome, Request, Response, Store};
+use rvlab_core::store::{Actor, Env, Method, Outcome, Request, Response, Store, Undo};
 use rvlab_core::vecmap::VecMap;
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -228,12 +229,15 @@ impl StaleReads {
     }
 }
 
-/// The store's last K + 1 states and the decisions of stale reads (`--stale-reads K`).
+/// The store's last K states before the current one, as the undo of each of the last K
+/// writes, and the decisions of stale reads (`--stale-reads K`). A state is built (the current
+/// store with the newest writes undone) only when a read is answered from it: keeping a copy
+/// of the store per write cost O(objects) per write and K copies of the memory (issue #37).
 #[derive(Debug, Clone)]
 pub struct KeptStates {
     reads: StaleReads,
-    /// The last K + 1 states, oldest first, the current one last.
-    states: VecDeque<Store>,
+    /// The undo of each of the last K writes, oldest first.
+    undos: VecDeque<Undo>,
 }
 
 /// A GET the current store answered, as [`KeptStates::instead`] weighs it.
@@ -255,12 +259,12 @@ pub struct Fresh<'a> {
 }
 
 impl KeptStates {
-    /// Keeps `store` (the state after the setup) as the first state.
-    pub fn new(settings: StaleReadSettings, store: &Store) -> Result<KeptStates, String> {
+    /// Starts with no write kept (the state after the setup is the current one).
+    pub fn new(settings: StaleReadSettings, _store: &Store) -> Result<KeptStates, String> {
         let reads = StaleReads::new(settings)?;
         Ok(KeptStates {
             reads,
-            states: VecDeque::from([store.clone()]),
+            undos: VecDeque::new(),
         })
     }
 
@@ -268,34 +272,54 @@ impl KeptStates {
         self.reads.settings().writes_behind
     }
 
-    /// After a write: keeps the new state, lets the oldest go beyond K + 1.
-    pub fn wrote(&mut self, store: &Store) {
-        if self.states.back().map(Store::revision) == Some(store.revision()) {
-            return;
-        }
-        self.states.push_back(store.clone());
-        let keep = usize::try_from(self.writes_behind()).unwrap_or(usize::MAX) + 1;
-        while self.states.len() > keep {
-            self.states.pop_front();
+    /// After a write: keeps its undo ([`Store::undo_point`], completed with its answer), lets
+    /// the oldest go beyond K.
+    pub fn wrote(&mut self, undo: Undo) {
+        self.undos.push_back(undo);
+        let keep = usize::try_from(self.writes_behind()).unwrap_or(usize::MAX);
+        while self.undos.len() > keep {
+            self.undos.pop_front();
         }
     }
 
-    fn revisions(&self) -> Vec<u64> {
-        self.states.iter().map(Store::revision).collect()
+    /// The kept states' revisions, oldest first, the current one last.
+    fn revisions(&self, current: &Store) -> Vec<u64> {
+        self.undos
+            .iter()
+            .map(Undo::revision)
+            .chain(std::iter::once(current.revision()))
+            .collect()
     }
 
-    /// The state `not_older_than` allows that lags most (K writes behind, or the oldest kept),
-    /// and how many writes it is behind the current one.
-    fn lagging(&self, not_older_than: u64) -> (&Store, u64) {
-        let i = state_for(&self.revisions(), self.writes_behind(), not_older_than);
-        let behind = self.states.len().saturating_sub(i + 1) as u64;
-        (&self.states[i], behind)
+    /// The state `not_older_than` allows that lags most (K writes behind, or the oldest kept):
+    /// its index among the kept states and how many writes it is behind the current one.
+    fn lagging(&self, current: &Store, not_older_than: u64) -> (usize, u64) {
+        let revisions = self.revisions(current);
+        let i = state_for(&revisions, self.writes_behind(), not_older_than);
+        (i, revisions.len().saturating_sub(i + 1) as u64)
     }
 
-    /// The state a watch is served from, and its revision.
-    pub fn watch_state(&self) -> (&Store, u64) {
-        let (store, _) = self.lagging(0);
-        (store, store.revision())
+    /// The kept state `i`: the current store with the writes after it undone, newest first.
+    fn state(&self, current: &Store, i: usize) -> Store {
+        let mut s = current.clone();
+        for u in self.undos.iter().skip(i).rev() {
+            s.undo(u);
+        }
+        s
+    }
+
+    /// The revision a watch is served up to (the lagging state's), without building it.
+    pub fn watch_revision(&self, current: &Store) -> u64 {
+        let (i, _) = self.lagging(current, 0);
+        self.revisions(current)[i]
+    }
+
+    /// The state a watch starts from, and its revision.
+    pub fn watch_state(&self, current: &Store) -> (Store, u64) {
+        let (i, _) = self.lagging(current, 0);
+        let s = self.state(current, i);
+        let rev = s.revision();
+        (s, rev)
     }
 
     /// For a GET that `outcome` answered from the current store: replaces it with the old
@@ -314,11 +338,24 @@ impl KeptStates {
             Some(rv) => rv.parse::<u64>().ok()?,
         };
         let current_revision = read.store.revision();
-        let (old, writes_behind) = self.lagging(not_older_than);
+        let (i, writes_behind) = self.lagging(read.store, not_older_than);
         if writes_behind == 0 {
             return None;
         }
-        let mut old = old.clone();
+        // One object no kept write touched reads the same in the old state: the fresh answer
+        // stands (as `decide` would rule), without building the state.
+        if let UrlTarget::Object(key) = read.target {
+            let target = crate::client::object_of(key);
+            let touched = self
+                .undos
+                .iter()
+                .skip(i)
+                .any(|u| target.is_none() || u.object() == target.as_ref());
+            if !touched {
+                return None;
+            }
+        }
+        let mut old = self.state(read.store, i);
         let mut rng = read.rng.clone();
         let stale = catch_unwind(AssertUnwindSafe(|| {
             let mut env = Env {
@@ -368,6 +405,115 @@ mod tests {
             served_revision: 100,
             current_revision: 101,
             writes_behind: 1,
+        }
+    }
+
+    /// Every write kind through the store, its undo kept: each kept state, built from the
+    /// current store, is the store as it was then (objects and revision).
+    #[test]
+    fn a_kept_state_is_the_store_as_it_was_that_many_writes_ago() {
+        let cm = "/api/v1/namespaces/default/configmaps";
+        let requests: Vec<(Method, String, Option<&str>, Option<Value>)> = vec![
+            (
+                Method::Post,
+                cm.into(),
+                None,
+                Some(json!({"metadata": {"name": "a", "finalizers": ["x/y"]}})),
+            ),
+            (
+                Method::Post,
+                cm.into(),
+                None,
+                Some(json!({"metadata": {"generateName": "g-"}})),
+            ),
+            (
+                Method::Patch,
+                format!("{cm}/a"),
+                Some("application/merge-patch+json"),
+                Some(json!({"data": {"k": "1"}})),
+            ),
+            (
+                Method::Patch,
+                format!("{cm}/a"),
+                Some("application/merge-patch+json"),
+                Some(json!({"data": {"k": "1"}})),
+            ),
+            (Method::Delete, format!("{cm}/a"), None, None),
+            (
+                Method::Patch,
+                format!("{cm}/a"),
+                Some("application/merge-patch+json"),
+                Some(json!({"metadata": {"finalizers": null}})),
+            ),
+            (
+                Method::Post,
+                "/api/v1/namespaces".into(),
+                None,
+                Some(json!({"metadata": {"name": "team"}})),
+            ),
+            (
+                Method::Patch,
+                "/api/v1/namespaces/default".into(),
+                Some("application/merge-patch+json"),
+                Some(json!({"metadata": {"labels": {"l": "v"}}})),
+            ),
+            (
+                Method::Patch,
+                format!("{cm}/b?fieldManager=m"),
+                Some("application/apply-patch+yaml"),
+                Some(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}})),
+            ),
+            (Method::Delete, "/api/v1/namespaces/team".into(), None, None),
+        ];
+        let mut store = Store::new();
+        let mut rng = Rng::new(5);
+        let mut kept = KeptStates::new(StaleReadSettings::new(16), &store).unwrap();
+        let mut then: Vec<Store> = vec![store.clone()];
+        for (method, path, ct, body) in requests {
+            let req = Request {
+                method,
+                path: path.clone(),
+                content_type: ct.map(str::to_string).or(Some("application/json".into())),
+                body,
+            };
+            let mut undo = store.undo_point(&req);
+            let actor = Actor {
+                name: "t".into(),
+                base_revision: 0,
+            };
+            let out = store.handle(
+                &req,
+                &actor,
+                &mut Env {
+                    now_ms: 0,
+                    rng: &mut rng,
+                },
+            );
+            assert!(
+                out.response.code < 300 || out.revision.is_none(),
+                "{path}: {}",
+                out.response.body
+            );
+            if out.revision.is_some() {
+                undo.completed(&out);
+                kept.wrote(undo);
+                then.push(store.clone());
+            }
+        }
+        assert_eq!(
+            then.len(),
+            kept.undos.len() + 1,
+            "a no-op write keeps nothing"
+        );
+        let objects = |s: &Store| -> Vec<(String, Value)> {
+            s.objects()
+                .map(|(r, o)| (r.to_string(), o.clone()))
+                .collect()
+        };
+        for (i, was) in then.iter().enumerate() {
+            let built = kept.state(&store, i);
+            assert_eq!(built.revision(), was.revision(), "state {i}");
+            assert_eq!(objects(&built), objects(was), "state {i}");
         }
     }
 

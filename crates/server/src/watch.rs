@@ -130,7 +130,7 @@ pub(crate) fn start(
             ),
             Some((old, until)) => {
                 let asked = rv.as_deref().and_then(|r| r.parse::<u64>().ok());
-                let first = st.cache.events_until(old, &filter, rv.as_deref(), until);
+                let first = st.cache.events_until(&old, &filter, rv.as_deref(), until);
                 (first, until.max(asked.unwrap_or(0)), until < current)
             }
         }
@@ -202,8 +202,8 @@ pub(crate) fn start(
             let (next, now_seen, behind) = {
                 let mut st = shared.lock();
                 let current = st.store.revision();
-                let until = match st.watch_state() {
-                    Some((_, lagging)) if !fresh => lagging.min(current),
+                let until = match st.watch_revision() {
+                    Some(lagging) if !fresh => lagging.min(current),
                     _ => current,
                 };
                 let next =

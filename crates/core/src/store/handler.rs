@@ -52,7 +52,7 @@ use super::status::{self, FieldError};
 use super::strict;
 use super::{
     provenance, Actor, Entry, Env, EventType, Method, ObjectRef, Outcome, Request, Resource,
-    Response, Store, WatchEvent, API,
+    Response, Store, Undo, WatchEvent, API,
 };
 use super::{schema, strategic};
 use serde_json::{Map, Value};
@@ -284,31 +284,15 @@ impl Store {
         self.dispatch(&t, req, &ctx, env)
     }
 
-    /// A dry run: the write made and then undone, answered as the dry-run storage answers it.
-    /// A request writes at most its target (for a Namespace, its object; for a POST, the
-    /// object it creates), so only that entry is saved and put back, with the revision and the
-    /// event log: a dry run costs what its write costs, not a copy of the store (issue #37).
+    /// A dry run: the write made and then undone ([`Store::undo_point`]), answered as the
+    /// dry-run storage answers it: a dry run costs what its write costs, not a copy of the
+    /// store (issue #37).
     fn dry_run(&mut self, t: &RequestTarget, req: &Request, ctx: &Ctx, env: &mut Env) -> Outcome {
-        let (revision, next_floor, events) = (self.revision, self.next_floor, self.events.len());
-        let named = t.name.as_deref().map(|n| objref(t, n));
-        let saved = named.as_ref().map(|r| self.objects.get(r).cloned());
+        let mut undo = self.undo_point_of(t);
+        let events = self.events.len();
         let mut out = self.dispatch(t, req, ctx, env);
-        match (named, saved) {
-            (Some(r), Some(Some(entry))) => self.objects.insert(r, entry),
-            (Some(r), _) => {
-                self.objects.remove(&r);
-            }
-            (None, _) => {
-                let created = out.response.body.get("metadata").map(|m| {
-                    let name = m.get("name").and_then(Value::as_str).unwrap_or("");
-                    objref(t, name)
-                });
-                if let (Some(r), true) = (created, out.revision.is_some()) {
-                    self.objects.remove(&r);
-                }
-            }
-        }
-        (self.revision, self.next_floor) = (revision, next_floor);
+        undo.completed(&out);
+        self.undo(&undo);
         self.events.truncate(events);
         let body = &mut out.response.body;
         if body.get("kind").and_then(Value::as_str) != Some("Status") {
@@ -1275,6 +1259,48 @@ impl Store {
             .and_then(|name| self.objects.get(&objref(&t, name)))
             .map(|e| e.object.clone());
         Some((t.resource, current))
+    }
+
+    /// What undoes `req` once it is served ([`Undo::completed`], then [`Store::undo`]): the
+    /// revision and the one entry a request can write, its target (for a Namespace, its
+    /// object; for a POST, the object it creates, named by its answer). `rvlab serve`'s stale
+    /// reads keep these instead of a copy of the store per write; a dry run is a write undone.
+    pub fn undo_point(&self, req: &Request) -> Undo {
+        match path::parse(&req.path) {
+            Ok(t) => self.undo_point_of(&t),
+            Err(_) => Undo {
+                revision: self.revision,
+                next_floor: self.next_floor,
+                target: None,
+                collection: None,
+            },
+        }
+    }
+
+    fn undo_point_of(&self, t: &RequestTarget) -> Undo {
+        let named = t.name.as_deref().map(|n| objref(t, n));
+        Undo {
+            revision: self.revision,
+            next_floor: self.next_floor,
+            target: named.map(|r| {
+                let entry = self.objects.get(&r).cloned();
+                (r, entry)
+            }),
+            collection: t.name.is_none().then(|| objref(t, "")),
+        }
+    }
+
+    /// Puts back what [`Store::undo_point`] saved: the revision and the target's entry (the
+    /// event log stays: it is history, and a dry run trims it itself).
+    pub fn undo(&mut self, undo: &Undo) {
+        match &undo.target {
+            Some((r, Some(entry))) => self.objects.insert(r.clone(), entry.clone()),
+            Some((r, None)) => {
+                self.objects.remove(r);
+            }
+            None => {}
+        }
+        (self.revision, self.next_floor) = (undo.revision, undo.next_floor);
     }
 
     /// For `crate::watch`: whether the object a request names is in the store now (after the

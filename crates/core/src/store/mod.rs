@@ -8,6 +8,8 @@
 //!   takes the next revision; `metadata.resourceVersion` is the decimal string of the revision of
 //!   the object's last write; no-op writes keep the version;
 //! - `Store::handle` never panics, on any request; every error is a Status body;
+//! - a request writes at most one object, so [`Store::undo_point`] and [`Store::undo`] can
+//!   take it back (a dry run; `rvlab serve`'s stale reads keep the undo of the last writes);
 //! - `Store` is a value: `Clone + PartialEq + Eq + Hash`, no `HashMap`, nothing from the outside;
 //! - `GET` on a collection path is a LIST (module `list`): one namespace
 //!   (`/api/v1/namespaces/NS/configmaps`), every namespace (`/api/v1/configmaps`,
@@ -315,6 +317,50 @@ pub struct Store {
     events: Vec<WatchEvent>,
     /// Creates need an existing namespace (`set_strict_namespaces`).
     strict_namespaces: bool,
+}
+
+/// How to undo one served request ([`Store::undo_point`], [`Store::undo`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Undo {
+    revision: u64,
+    next_floor: u64,
+    /// The target and its entry before the request (`None`: it was absent).
+    target: Option<(ObjectRef, Option<Entry>)>,
+    /// A POST to a collection: the reference with an empty name, named once the answer says
+    /// what was created ([`Undo::completed`]).
+    collection: Option<ObjectRef>,
+}
+
+impl Undo {
+    /// Notes what the request created, from its answer (a POST names its object only there).
+    pub fn completed(&mut self, out: &Outcome) {
+        let Some(mut r) = self.collection.take() else {
+            return;
+        };
+        if out.revision.is_none() {
+            return;
+        }
+        if let Some(name) = out
+            .response
+            .body
+            .get("metadata")
+            .and_then(|m| m.get("name"))
+            .and_then(Value::as_str)
+        {
+            r.name = name.to_string();
+            self.target = Some((r, None));
+        }
+    }
+
+    /// The revision before the request.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// The object the request wrote, if any.
+    pub fn object(&self) -> Option<&ObjectRef> {
+        self.target.as_ref().map(|(r, _)| r)
+    }
 }
 
 /// The stored objects by reference, in reference order (a [`VecMap`], not one more `BTreeMap`
