@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 const CM: &str = "/api/v1/namespaces/default/configmaps";
 const W: &str = "/apis/example.com/v1/namespaces/default/widgets";
+const JSON_PATCH: &str = "application/json-patch+json";
 
 fn send(h: &Handle, method: &str, path: &str, ct: &str, body: &str) -> Answer {
     request(
@@ -41,17 +42,19 @@ fn depth(v: &Value) -> usize {
     d
 }
 
+/// Creates the custom resource `widgets/NAME` with `spec: {a: 1}`.
+fn create_widget(h: &Handle, name: &str) {
+    let body = format!(
+        r#"{{"apiVersion":"example.com/v1","kind":"Widget","metadata":{{"name":"{name}"}},"spec":{{"a":1}}}}"#
+    );
+    let a = send(h, "POST", W, "application/json", &body);
+    assert_eq!(a.code, 201, "{}", a.text());
+}
+
 #[test]
 fn a_json_patch_that_builds_a_deep_custom_resource_is_refused_and_the_server_lives() {
     let h = server(None);
-    let a = send(
-        &h,
-        "POST",
-        W,
-        "application/json",
-        r#"{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"deep"},"spec":{"a":1}}"#,
-    );
-    assert_eq!(a.code, 201, "{}", a.text());
+    create_widget(&h, "deep");
     // The probe's C1: 40 adds of 120 levels, each at the deepest node the one before made
     // (a spec about 4,800 levels deep; the process once died of a stack overflow).
     let level = nested(120);
@@ -92,14 +95,7 @@ fn a_json_patch_that_builds_a_deep_custom_resource_is_refused_and_the_server_liv
 #[test]
 fn a_json_patch_may_build_an_object_as_deep_as_a_body_may_be_and_no_deeper() {
     let h = server(None);
-    let a = send(
-        &h,
-        "POST",
-        W,
-        "application/json",
-        r#"{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"a":1}}"#,
-    );
-    assert_eq!(a.code, 201, "{}", a.text());
+    create_widget(&h, "w");
     // The object is 1 level, `spec` 2: an add at /spec/a of a value n levels deep makes the
     // object 2 + n deep.
     let fits = MAX_DEPTH - 2;
@@ -107,26 +103,14 @@ fn a_json_patch_may_build_an_object_as_deep_as_a_body_may_be_and_no_deeper() {
         r#"[{{"op":"add","path":"/spec/a","value":{}}}]"#,
         nested(fits)
     );
-    let a = send(
-        &h,
-        "PATCH",
-        &format!("{W}/w"),
-        "application/json-patch+json",
-        &body,
-    );
+    let a = send(&h, "PATCH", &format!("{W}/w"), JSON_PATCH, &body);
     assert_eq!(a.code, 200, "{}", &a.text()[..200.min(a.text().len())]);
     assert_eq!(depth(&a.json()["spec"]), fits + 1);
     // One level more, reached through a path rather than a deeper value: the innermost
     // `a: 1` becomes an object.
     let deepest = format!("/spec{}", "/a".repeat(fits + 1));
     let body = format!(r#"[{{"op":"add","path":"{deepest}","value":{{"a":1}}}}]"#);
-    let a = send(
-        &h,
-        "PATCH",
-        &format!("{W}/w"),
-        "application/json-patch+json",
-        &body,
-    );
+    let a = send(&h, "PATCH", &format!("{W}/w"), JSON_PATCH, &body);
     assert_eq!(a.code, 422, "{}", &a.text()[..200.min(a.text().len())]);
     // The same depth in a create's body is refused by the decoder, one less is not.
     let create = |name: &str, levels: usize| {

@@ -13,7 +13,7 @@
 
 use anyhow::{bail, Context, Result};
 use rvlab_clients::http::AsyncHttp;
-use rvlab_clients::median;
+use rvlab_clients::{median, Tally};
 use std::time::{Duration, Instant};
 
 const OBJECT: &str = "/api/v1/namespaces/default/configmaps/my-config";
@@ -40,28 +40,19 @@ struct Figures {
     p99_ms: f64,
 }
 
-/// What one client task measured.
-#[derive(Default)]
-struct Tally {
-    latencies: Vec<Duration>,
-    puts: usize,
-    conflicts: usize,
-}
-
-impl Tally {
-    async fn timed(
-        &mut self,
-        http: &AsyncHttp,
-        method: &str,
-        path: &str,
-        body: Option<String>,
-    ) -> Result<rvlab_clients::http::Reply> {
-        let ct = body.as_ref().map(|_| "application/json");
-        let start = Instant::now();
-        let reply = http.request(method, path, ct, body).await?;
-        self.latencies.push(start.elapsed());
-        Ok(reply)
-    }
+/// A request, timed into `t`.
+async fn timed(
+    t: &mut Tally,
+    http: &AsyncHttp,
+    method: &str,
+    path: &str,
+    body: Option<String>,
+) -> Result<rvlab_clients::http::Reply> {
+    let ct = body.as_ref().map(|_| "application/json");
+    let start = Instant::now();
+    let reply = http.request(method, path, ct, body).await?;
+    t.latencies.push(start.elapsed());
+    Ok(reply)
 }
 
 fn figures(tallies: Vec<Tally>, wall: Duration, with_conflicts: bool) -> Figures {
@@ -95,7 +86,7 @@ async fn gets(url: &str) -> Result<Figures> {
     let mut t = Tally::default();
     let start = Instant::now();
     for _ in 0..GETS {
-        let r = t.timed(&http, "GET", OBJECT, None).await?;
+        let r = timed(&mut t, &http, "GET", OBJECT, None).await?;
         if r.code != 200 {
             bail!("GET answered {}: {}", r.code, r.body);
         }
@@ -112,7 +103,7 @@ async fn puts(url: &str) -> Result<Figures> {
     let start = Instant::now();
     for i in 0..PUTS {
         obj["data"]["key"] = format!("put-{i}").into();
-        let r = t.timed(&http, "PUT", &path, Some(obj.to_string())).await?;
+        let r = timed(&mut t, &http, "PUT", &path, Some(obj.to_string())).await?;
         t.puts += 1;
         if r.code != 200 {
             bail!("an uncontended PUT answered {}: {}", r.code, r.body);
@@ -125,30 +116,8 @@ async fn puts(url: &str) -> Result<Figures> {
 /// One client of the contended workload: `n` increments with re-read / reapply / retry.
 async fn incrementer(http: AsyncHttp, name: String, n: usize) -> Result<Tally> {
     let mut t = Tally::default();
-    let path = format!("{OBJECT}?fieldManager={name}");
     for _ in 0..n {
-        let mut attempts = 0;
-        loop {
-            attempts += 1;
-            if attempts > MAX_ATTEMPTS {
-                bail!("{name} gave up after {MAX_ATTEMPTS} attempts");
-            }
-            let r = t.timed(&http, "GET", OBJECT, None).await?;
-            let mut obj = r.json()?;
-            let count: u64 = obj["data"]["count"]
-                .as_str()
-                .unwrap_or("0")
-                .parse()
-                .context("data.count is not a number")?;
-            obj["data"]["count"] = (count + 1).to_string().into();
-            let r = t.timed(&http, "PUT", &path, Some(obj.to_string())).await?;
-            t.puts += 1;
-            match r.code {
-                200 => break,
-                409 => t.conflicts += 1,
-                code => bail!("{name}'s PUT answered {code}: {}", r.body),
-            }
-        }
+        t.increment(&http, OBJECT, &name, MAX_ATTEMPTS).await?;
     }
     Ok(t)
 }

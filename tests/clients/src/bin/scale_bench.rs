@@ -13,7 +13,7 @@
 
 use anyhow::{bail, Context, Result};
 use rvlab_clients::http::AsyncHttp;
-use rvlab_clients::median;
+use rvlab_clients::{median, Tally};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -159,47 +159,14 @@ async fn get_workload(binary: &PathBuf, n: usize) -> Result<[f64; 5]> {
     ])
 }
 
-/// One contended client: `n` increments with re-read / reapply / retry; its latencies, PUTs and
-/// conflicts.
-async fn incrementer(http: AsyncHttp, name: String, n: usize) -> Result<(Latencies, usize, usize)> {
-    let object = format!("{CONFIGMAPS}/counter");
-    let path = format!("{object}?fieldManager={name}");
-    let (mut lat, mut puts, mut conflicts) = (Latencies::default(), 0, 0);
+/// One contended client: `n` increments with re-read / reapply / retry.
+async fn incrementer(http: AsyncHttp, name: String, n: usize) -> Result<Tally> {
+    let mut t = Tally::default();
     for _ in 0..n {
-        let mut attempts = 0;
-        loop {
-            attempts += 1;
-            if attempts > MAX_ATTEMPTS {
-                bail!("{name} gave up after {MAX_ATTEMPTS} attempts");
-            }
-            let t = Instant::now();
-            let mut obj = http.request("GET", &object, None, None).await?.json()?;
-            lat.0.push(t.elapsed());
-            let count: u64 = obj["data"]["count"]
-                .as_str()
-                .unwrap_or("0")
-                .parse()
-                .context("data.count is not a number")?;
-            obj["data"]["count"] = (count + 1).to_string().into();
-            let t = Instant::now();
-            let r = http
-                .request(
-                    "PUT",
-                    &path,
-                    Some("application/json"),
-                    Some(obj.to_string()),
-                )
-                .await?;
-            lat.0.push(t.elapsed());
-            puts += 1;
-            match r.code {
-                200 => break,
-                409 => conflicts += 1,
-                code => bail!("{name}'s PUT answered {code}: {}", r.body),
-            }
-        }
+        t.increment(&http, &format!("{CONFIGMAPS}/counter"), &name, MAX_ATTEMPTS)
+            .await?;
     }
-    Ok((lat, puts, conflicts))
+    Ok(t)
 }
 
 /// One contended workload's figures: requests per second, conflict rate (%), p50, p99 (ms),
@@ -235,10 +202,10 @@ async fn contended_workload(binary: &PathBuf, clients: usize) -> Result<[f64; 5]
         .collect();
     let (mut lat, mut puts, mut conflicts) = (Latencies::default(), 0, 0);
     for t in tasks {
-        let (l, p, c) = t.await??;
-        lat.0.extend(l.0);
-        puts += p;
-        conflicts += c;
+        let t = t.await??;
+        lat.0.extend(t.latencies);
+        puts += t.puts;
+        conflicts += t.conflicts;
     }
     let wall = start.elapsed();
     let obj = http
