@@ -31,10 +31,11 @@ fn a_share_link_reopens_the_same_step() {
         let narration = page.wait_text_contains("narration", "alice read configmap/my-config")?;
         page.click("table-view")?;
         page.find("timeline-table")?;
-        // The URL follows the state (replaceState, debounced).
+        // The URL follows the state (replaceState, debounced): wait for the last change, the
+        // table view (the position alone may be there from before the click).
         let fragment = page.wait_until("the URL holds the state", || {
             let f = url_fragment(page)?;
-            Ok(f.contains("p=2").then_some(f))
+            Ok(f.contains("view=table").then_some(f))
         })?;
         ensure!(
             fragment == "v1&lesson=stale-update&t=ba&p=2&view=table",
@@ -197,7 +198,17 @@ fn a_reload_keeps_edits_until_reset_to_lesson() {
             !page.value("editor")?.contains("my own note"),
             "the edit came back"
         );
-        // Corrupt saved work: a notice and the first lesson.
+        // Corrupt saved work: a notice and the first lesson. The fresh page saves its state
+        // once, debounced, after it loads; make a change and wait for its save first, so that no
+        // save is pending to overwrite the record planted next.
+        page.click("step-forward")?;
+        wait_position(page, 1, 6)?;
+        page.wait_until("the step is saved", || {
+            let v = page.script("return localStorage.getItem('rvlab.work') || ''")?;
+            Ok(v.as_str()
+                .is_some_and(|s| s.contains("\"position\":1"))
+                .then_some(()))
+        })?;
         page.script("localStorage.setItem('rvlab.work', '{\"v\":1,')")?;
         page.open_plain()?;
         page.wait_text_contains("share-notice", "saved work could not be restored")?;
